@@ -1,0 +1,273 @@
+//! Configuring and starting a pool.
+
+use crate::error::BuildError;
+use crate::panic::{PanicHandler, PanicPayload, PanicPolicy};
+use crate::pool::ThreadPool;
+use crate::queue::Worker;
+use crate::registry::{Registry, RegistryConfig};
+use crate::sync::Arc;
+use crate::worker::WorkerState;
+use std::fmt;
+
+/// The most worker threads one pool may have.
+pub const MAX_THREADS: usize = 1 << 15;
+/// The smallest stack a worker may be given (Linux's `PTHREAD_STACK_MIN`).
+pub const MIN_STACK_SIZE: usize = 16 * 1024;
+/// The largest stack a worker may be given (1 TiB: anything larger is a
+/// mistake, and overflows the OS's page rounding).
+pub const MAX_STACK_SIZE: usize = 1 << 40;
+/// The default backlog target: how many tasks a worker keeps in its local
+/// queue when it tops off from the global queue.
+pub const DEFAULT_BACKLOG: usize = 32;
+/// The environment variable that sets the thread count when the builder
+/// leaves it at 0.
+pub const THREADS_ENV: &str = "DREADPOOL_THREADS";
+/// The default thread name prefix.
+pub const DEFAULT_THREAD_NAME: &str = "dreadpool";
+
+/// Configures a [`ThreadPool`].
+///
+/// ```
+/// use dreadpool::{PanicPolicy, ThreadPoolBuilder};
+///
+/// let pool = ThreadPoolBuilder::new()
+///     .with_threads(4)
+///     .with_thread_name("dreadpool-worker")
+///     .with_stack_size(4 * 1024 * 1024)
+///     .with_backlog(64)
+///     .with_panic_policy(PanicPolicy::Respawn)
+///     .with_panic_handler(|payload| eprintln!("task panicked: {payload:?}"))
+///     .build();
+/// assert_eq!(pool.threads(), 4);
+/// assert_eq!(pool.name(), "dreadpool-worker");
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+#[derive(Clone)]
+pub struct ThreadPoolBuilder {
+    threads: usize,
+    name: Option<String>,
+    stack_size: Option<usize>,
+    backlog: usize,
+    panic_policy: PanicPolicy,
+    panic_handler: Option<PanicHandler>,
+}
+
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            threads: 0,
+            name: None,
+            stack_size: None,
+            backlog: DEFAULT_BACKLOG,
+            panic_policy: PanicPolicy::default(),
+            panic_handler: None,
+        }
+    }
+}
+
+impl fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("threads", &self.threads)
+            .field("name", &self.name)
+            .field("stack_size", &self.stack_size)
+            .field("backlog", &self.backlog)
+            .field("panic_policy", &self.panic_policy)
+            .field("panic_handler", &self.panic_handler.is_some())
+            .finish()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with the defaults: one thread per CPU (or
+    /// `DREADPOOL_THREADS`), names `dreadpool-0`, `dreadpool-1`, ..., the OS's
+    /// default stack size, a backlog of [`DEFAULT_BACKLOG`], and
+    /// [`PanicPolicy::Respawn`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the number of worker threads. `0` (the default) means the
+    /// `DREADPOOL_THREADS` environment variable if it is set to a positive
+    /// number, else the machine's available parallelism.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Sets the thread name prefix: worker `i` is named `"{prefix}-{i}"`.
+    pub fn with_thread_name(mut self, prefix: impl Into<String>) -> Self {
+        self.name = Some(prefix.into());
+        self
+    }
+
+    /// Sets each worker thread's stack size in bytes, from
+    /// [`MIN_STACK_SIZE`] to [`MAX_STACK_SIZE`].
+    pub fn with_stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Sets the backlog target: when a worker's local queue runs short it
+    /// takes up to this many tasks from the global queue at once. Larger
+    /// batches mean fewer trips to the shared queue; smaller ones spread
+    /// bursts of outside work across workers sooner. At least 1.
+    pub fn with_backlog(mut self, tasks: usize) -> Self {
+        self.backlog = tasks;
+        self
+    }
+
+    /// Sets what happens to a worker whose task panics (see [`PanicPolicy`]).
+    pub fn with_panic_policy(mut self, policy: PanicPolicy) -> Self {
+        self.panic_policy = policy;
+        self
+    }
+
+    /// Sets a function called, on the worker thread, with the payload of every
+    /// task panic. A panic inside the handler is caught and ignored.
+    pub fn with_panic_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(PanicPayload) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Starts the pool.
+    ///
+    /// # Panics
+    ///
+    /// If the pool cannot start, with the [`BuildError`]'s message; use
+    /// [`try_build`](Self::try_build) to handle that instead.
+    pub fn build(self) -> ThreadPool {
+        self.try_build()
+            .unwrap_or_else(|error| panic!("dreadpool: cannot build the thread pool: {error}"))
+    }
+
+    /// Starts the pool, or says why it cannot. No thread is left running when
+    /// this fails.
+    ///
+    /// ```
+    /// use dreadpool::{BuildError, ThreadPoolBuilder};
+    ///
+    /// let error = ThreadPoolBuilder::new().with_thread_name("bad\0name").try_build().unwrap_err();
+    /// assert!(matches!(error, BuildError::InvalidThreadName { .. }));
+    /// ```
+    pub fn try_build(self) -> Result<ThreadPool, BuildError> {
+        let threads = resolve_threads(self.threads, std::env::var(THREADS_ENV).ok())?;
+        let name = self.name.unwrap_or_else(|| DEFAULT_THREAD_NAME.to_owned());
+        if name.contains('\0') {
+            return Err(BuildError::InvalidThreadName { prefix: name });
+        }
+        if let Some(bytes) = self.stack_size {
+            if !(MIN_STACK_SIZE..=MAX_STACK_SIZE).contains(&bytes) {
+                return Err(BuildError::InvalidStackSize {
+                    bytes,
+                    min: MIN_STACK_SIZE,
+                    max: MAX_STACK_SIZE,
+                });
+            }
+        }
+        if self.backlog == 0 {
+            return Err(BuildError::InvalidBacklog);
+        }
+
+        let queues: Vec<Worker<_>> = (0..threads).map(|_| Worker::new_fifo()).collect();
+        let registry = Arc::new(Registry::new(RegistryConfig {
+            name,
+            stealers: queues.iter().map(Worker::stealer).collect(),
+            backlog: self.backlog,
+            panic_policy: self.panic_policy,
+            panic_handler: self.panic_handler,
+            stack_size: self.stack_size,
+        }));
+        for (index, queue) in queues.into_iter().enumerate() {
+            if let Err(failure) = registry.spawn_worker(WorkerState::new(index, queue), false) {
+                // Stop and join the workers already running: no thread leaks.
+                registry.shutdown_and_join();
+                return Err(BuildError::Spawn {
+                    index,
+                    source: failure.error,
+                });
+            }
+        }
+        crate::trace::pool_started(&registry.name, threads);
+        Ok(ThreadPool::from_registry(registry))
+    }
+}
+
+/// The thread count: `requested` if positive, else a positive
+/// `DREADPOOL_THREADS`, else the available parallelism.
+fn resolve_threads(requested: usize, env: Option<String>) -> Result<usize, BuildError> {
+    let threads = if requested > 0 {
+        requested
+    } else {
+        let from_env = match env {
+            // An empty value is how shells spell "unset".
+            None => 0,
+            Some(value) if value.trim().is_empty() => 0,
+            Some(value) => value
+                .trim()
+                .parse::<usize>()
+                .map_err(|_| BuildError::InvalidThreadsEnv { value })?,
+        };
+        if from_env > 0 {
+            from_env
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    };
+    if threads > MAX_THREADS {
+        return Err(BuildError::TooManyThreads {
+            requested: threads,
+            max: MAX_THREADS,
+        });
+    }
+    Ok(threads)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_threads_win_over_the_environment() {
+        assert_eq!(resolve_threads(3, Some("garbage".into())).unwrap(), 3);
+        assert_eq!(resolve_threads(3, Some("7".into())).unwrap(), 3);
+    }
+
+    #[test]
+    fn environment_sets_the_default() {
+        assert_eq!(resolve_threads(0, Some("7".into())).unwrap(), 7);
+        assert_eq!(resolve_threads(0, Some(" 5 ".into())).unwrap(), 5);
+    }
+
+    #[test]
+    fn zero_in_the_environment_means_one_per_cpu() {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(resolve_threads(0, Some("0".into())).unwrap(), cpus);
+        assert_eq!(resolve_threads(0, None).unwrap(), cpus);
+        assert_eq!(resolve_threads(0, Some(" ".into())).unwrap(), cpus);
+    }
+
+    #[test]
+    fn garbage_in_the_environment_is_an_error() {
+        for value in ["four", "-1", "1.5", "99999999999999999999999"] {
+            let error = resolve_threads(0, Some(value.into())).unwrap_err();
+            assert!(
+                matches!(&error, BuildError::InvalidThreadsEnv { value: v } if v == value),
+                "{value:?} gave {error:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn too_many_threads_is_an_error() {
+        let error = resolve_threads(MAX_THREADS + 1, None).unwrap_err();
+        assert!(
+            matches!(error, BuildError::TooManyThreads { requested, .. } if requested == MAX_THREADS + 1)
+        );
+        let error = resolve_threads(0, Some((MAX_THREADS + 1).to_string())).unwrap_err();
+        assert!(matches!(error, BuildError::TooManyThreads { .. }));
+    }
+}

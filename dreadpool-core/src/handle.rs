@@ -1,0 +1,96 @@
+//! A cheap, cloneable spawner.
+
+use crate::error::SpawnError;
+use crate::registry::Registry;
+use crate::sync::Arc;
+use std::fmt;
+
+/// A cheap `Clone + Send + Sync` handle that spawns into a pool, for tasks
+/// and other threads to capture.
+///
+/// A handle does not keep the pool running: once the [`ThreadPool`] is shut
+/// down or dropped, spawning from outside through a handle is refused.
+///
+/// ```
+/// use dreadpool::ThreadPoolBuilder;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+///
+/// let pool = ThreadPoolBuilder::new().with_threads(2).build();
+/// let handle = pool.handle();
+/// let done = Arc::new(AtomicUsize::new(0));
+/// let d = Arc::clone(&done);
+/// pool.spawn(move || {
+///     // A task spawning more work into its own pool goes to its local queue.
+///     handle.spawn(move || {
+///         d.fetch_add(1, Ordering::Relaxed);
+///     });
+/// });
+/// pool.join();
+/// assert_eq!(done.load(Ordering::Relaxed), 1);
+/// ```
+///
+/// [`ThreadPool`]: crate::ThreadPool
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) registry: Arc<Registry>,
+}
+
+impl Handle {
+    /// Spawns `task` into the pool.
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks; use
+    /// [`try_spawn`](Self::try_spawn) to get the closure back instead.
+    pub fn spawn<F>(&self, task: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        if self.try_spawn(task).is_err() {
+            panic!(
+                "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
+                self.registry.name
+            );
+        }
+    }
+
+    /// Spawns `task` into the pool, or gives it back in the error if the pool
+    /// has shut down (or is shutting down) and the caller is not one of its
+    /// tasks. Tasks spawned by the pool's own tasks are always accepted, even
+    /// while it drains.
+    pub fn try_spawn<F>(&self, task: F) -> Result<(), SpawnError<F>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.try_spawn(task).map_err(SpawnError::new)
+    }
+
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.registry.threads()
+    }
+
+    /// The pool's name (its thread name prefix).
+    pub fn name(&self) -> &str {
+        &self.registry.name
+    }
+
+    /// True once the pool has begun shutting down.
+    pub fn is_shut_down(&self) -> bool {
+        self.registry.is_shutting_down()
+    }
+}
+
+// See the same impls on `ThreadPool` for why this holds.
+impl std::panic::UnwindSafe for Handle {}
+impl std::panic::RefUnwindSafe for Handle {}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("name", &self.registry.name)
+            .field("threads", &self.registry.threads())
+            .finish_non_exhaustive()
+    }
+}

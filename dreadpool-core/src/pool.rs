@@ -1,0 +1,186 @@
+//! The pool itself.
+
+use crate::error::SpawnError;
+use crate::handle::Handle;
+use crate::registry::Registry;
+use crate::sync::Arc;
+use crate::worker;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// A work-stealing pool of threads running `'static` closures.
+///
+/// Build one with [`ThreadPoolBuilder`](crate::ThreadPoolBuilder). It is
+/// `Send + Sync`: share it with `Arc` and spawn or join from any thread.
+///
+/// Dropping it (or calling [`shutdown`](Self::shutdown)) refuses new work
+/// from outside, runs every task already queued and every task those tasks
+/// spawn, then joins every worker thread.
+///
+/// ```
+/// use dreadpool::ThreadPoolBuilder;
+/// use std::sync::{Arc, Mutex};
+///
+/// let pool = ThreadPoolBuilder::default()
+///     .with_threads(4)
+///     .with_thread_name("dreadpool-worker")
+///     .build();
+/// let counter = Arc::new(Mutex::new(0));
+/// for _ in 0..100 {
+///     let counter = Arc::clone(&counter);
+///     pool.spawn(move || *counter.lock().unwrap() += 1);
+/// }
+/// pool.join(); // blocks until all tasks complete
+/// assert_eq!(*counter.lock().unwrap(), 100);
+/// ```
+///
+/// Tasks must own what they capture:
+///
+/// ```compile_fail,E0373
+/// let pool = dreadpool::ThreadPoolBuilder::new().build();
+/// let local = String::from("on the caller's stack");
+/// pool.spawn(|| println!("{}", local)); // error: `local` does not live long enough
+/// ```
+///
+/// and be `Send`:
+///
+/// ```compile_fail,E0277
+/// let pool = dreadpool::ThreadPoolBuilder::new().build();
+/// let rc = std::rc::Rc::new(1);
+/// pool.spawn(move || println!("{}", rc)); // error: `Rc<i32>` cannot be sent between threads
+/// ```
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+}
+
+impl ThreadPool {
+    pub(crate) fn from_registry(registry: Arc<Registry>) -> Self {
+        ThreadPool { registry }
+    }
+
+    /// Spawns `task`. From one of this pool's own tasks it goes to that
+    /// worker's local queue; from anywhere else, to the global queue.
+    ///
+    /// # Panics
+    ///
+    /// If the pool has been [shut down](Self::shutdown) and the caller is not
+    /// one of its tasks.
+    pub fn spawn<F>(&self, task: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        if self.registry.try_spawn(task).is_err() {
+            panic!(
+                "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
+                self.registry.name
+            );
+        }
+    }
+
+    /// Like [`spawn`](Self::spawn), but gives the closure back if the pool
+    /// has shut down.
+    pub fn try_spawn<F>(&self, task: F) -> Result<(), SpawnError<F>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.try_spawn(task).map_err(SpawnError::new)
+    }
+
+    /// A cheap, cloneable spawner for this pool (see [`Handle`]).
+    pub fn handle(&self) -> Handle {
+        Handle {
+            registry: Arc::clone(&self.registry),
+        }
+    }
+
+    /// Blocks until no task is queued or running, including tasks spawned by
+    /// tasks while it waits. Returns at once on an idle pool. Any number of
+    /// threads may join at once; all of them return when the pool goes idle.
+    ///
+    /// # Panics
+    ///
+    /// When called from one of this pool's own tasks, which would wait for
+    /// itself forever.
+    pub fn join(&self) {
+        self.assert_not_own_task("join");
+        self.registry.latch.wait(&self.registry.counts, None);
+    }
+
+    /// Like [`join`](Self::join), giving up after `timeout`. Returns true when
+    /// the pool went idle, false when the time ran out first.
+    ///
+    /// # Panics
+    ///
+    /// When called from one of this pool's own tasks.
+    pub fn join_timeout(&self, timeout: Duration) -> bool {
+        self.assert_not_own_task("join_timeout");
+        let deadline = Instant::now().checked_add(timeout);
+        self.registry.latch.wait(&self.registry.counts, deadline)
+    }
+
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.registry.threads()
+    }
+
+    /// The pool's name (its thread name prefix).
+    pub fn name(&self) -> &str {
+        &self.registry.name
+    }
+
+    /// How many tasks have panicked so far.
+    pub fn panic_count(&self) -> usize {
+        self.registry.panic_count()
+    }
+
+    /// Shuts the pool down: refuses new work from outside, runs every queued
+    /// task and everything those tasks spawn, then joins all worker threads.
+    /// Idempotent; `Drop` calls it.
+    ///
+    /// Called from one of the pool's own tasks (for example by dropping the
+    /// last `Arc<ThreadPool>` there), it cannot wait for its own thread: it
+    /// starts the shutdown and returns, and the workers finish draining and
+    /// exit on their own.
+    pub fn shutdown(&self) {
+        if worker::current_index(Some(&self.registry)).is_some() {
+            self.registry.begin_shutdown();
+            return;
+        }
+        self.registry.shutdown_and_join();
+        crate::trace::pool_shutdown(&self.registry.name);
+    }
+
+    fn assert_not_own_task(&self, what: &str) {
+        if worker::current_index(Some(&self.registry)).is_some() {
+            panic!(
+                "dreadpool: ThreadPool::{what} called from inside a task of pool {:?}: it would wait for itself forever",
+                self.registry.name
+            );
+        }
+    }
+}
+
+// The pool's shared state stays consistent across a panic anywhere: no user
+// code runs while the pool holds a lock or has an invariant half-updated, and
+// the user's panic handler is only ever called inside `catch_unwind`. So a
+// `&ThreadPool` may be used across `catch_unwind` (the auto traits only miss
+// this because the handler is a `dyn Fn`).
+impl std::panic::UnwindSafe for ThreadPool {}
+impl std::panic::RefUnwindSafe for ThreadPool {}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("name", &self.registry.name)
+            .field("threads", &self.registry.threads())
+            .field("pending", &self.registry.counts.pending())
+            .field("panics", &self.registry.panic_count())
+            .finish()
+    }
+}

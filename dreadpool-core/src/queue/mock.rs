@@ -1,0 +1,133 @@
+//! A loom-friendly stand-in for crossbeam-deque, used only under `cfg(loom)`.
+//!
+//! crossbeam-deque's lock-free internals are invisible to loom, so the models
+//! run against these mutex-protected `VecDeque`s instead. They keep the
+//! semantics the scheduler relies on: a FIFO `Worker` whose owner pushes to
+//! the back and pops from the front, `Stealer`s that take from the front,
+//! batch steals that move up to half of the victim's tasks, and an `Injector`
+//! any thread pushes to. They never return `Retry` (a lock cannot lose a
+//! race), which the scheduler treats the same as a success that moved nothing.
+
+use crate::sync::{lock, Arc, Mutex};
+use std::collections::VecDeque;
+
+/// The outcome of a steal, as in crossbeam-deque.
+#[must_use]
+pub(crate) enum Steal<T> {
+    Empty,
+    Success(T),
+    #[allow(dead_code)]
+    Retry,
+}
+
+type Shared<T> = Arc<Mutex<VecDeque<T>>>;
+
+fn move_batch<T>(from: &mut VecDeque<T>, dest: &Worker<T>, limit: usize) -> Steal<T> {
+    let Some(first) = from.pop_front() else {
+        return Steal::Empty;
+    };
+    let batch = ((from.len() + 1) / 2).min(limit.saturating_sub(1));
+    let mut dest_queue = lock(&dest.queue);
+    for _ in 0..batch {
+        if let Some(task) = from.pop_front() {
+            dest_queue.push_back(task);
+        }
+    }
+    Steal::Success(first)
+}
+
+/// The global queue.
+pub(crate) struct Injector<T> {
+    queue: Mutex<VecDeque<T>>,
+}
+
+impl<T> Injector<T> {
+    pub(crate) fn new() -> Self {
+        Injector {
+            queue: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    pub(crate) fn push(&self, task: T) {
+        lock(&self.queue).push_back(task);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        lock(&self.queue).is_empty()
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.queue).len()
+    }
+
+    pub(crate) fn steal_batch_with_limit_and_pop(
+        &self,
+        dest: &Worker<T>,
+        limit: usize,
+    ) -> Steal<T> {
+        move_batch(&mut lock(&self.queue), dest, limit)
+    }
+}
+
+/// A worker's own FIFO queue.
+pub(crate) struct Worker<T> {
+    queue: Shared<T>,
+}
+
+impl<T> Worker<T> {
+    pub(crate) fn new_fifo() -> Self {
+        Worker {
+            queue: Arc::new(Mutex::new(VecDeque::new())),
+        }
+    }
+
+    pub(crate) fn push(&self, task: T) {
+        lock(&self.queue).push_back(task);
+    }
+
+    pub(crate) fn pop(&self) -> Option<T> {
+        lock(&self.queue).pop_front()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.queue).len()
+    }
+
+    pub(crate) fn stealer(&self) -> Stealer<T> {
+        Stealer {
+            queue: Arc::clone(&self.queue),
+        }
+    }
+}
+
+/// A peer's handle on a worker's queue.
+pub(crate) struct Stealer<T> {
+    queue: Shared<T>,
+}
+
+impl<T> Clone for Stealer<T> {
+    fn clone(&self) -> Self {
+        Stealer {
+            queue: Arc::clone(&self.queue),
+        }
+    }
+}
+
+impl<T> Stealer<T> {
+    pub(crate) fn is_empty(&self) -> bool {
+        lock(&self.queue).is_empty()
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.queue).len()
+    }
+
+    pub(crate) fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
+        if Arc::ptr_eq(&self.queue, &dest.queue) {
+            return Steal::Empty;
+        }
+        move_batch(&mut lock(&self.queue), dest, usize::MAX)
+    }
+}

@@ -1,0 +1,224 @@
+//! The state one pool's threads share, and the spawn path into it.
+
+use crate::idle_latch::IdleLatch;
+use crate::panic::{
+    call_handler, drop_payload, payload_message, PanicHandler, PanicPayload, PanicPolicy,
+};
+use crate::pending::TaskCounts;
+use crate::queue::{Injector, Stealer};
+use crate::sleep::Sleep;
+use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{lock, Arc, Mutex};
+use crate::task::Task;
+use crate::worker::{self, WorkerState};
+use std::thread::JoinHandle;
+
+/// Everything a pool's workers, handles and joiners share.
+pub(crate) struct Registry {
+    /// Thread name prefix; worker `i` is named `"{name}-{i}"`.
+    pub(crate) name: String,
+    /// The global queue: tasks spawned from outside the pool.
+    pub(crate) injector: Injector<Task>,
+    /// Every worker's local queue, as peers (and monitors) see it.
+    pub(crate) stealers: Box<[Stealer<Task>]>,
+    pub(crate) sleep: Sleep,
+    pub(crate) counts: TaskCounts,
+    pub(crate) latch: IdleLatch,
+    /// The seed's ideal local backlog, topped off from the global queue.
+    pub(crate) backlog: usize,
+    pub(crate) panic_policy: PanicPolicy,
+    panic_handler: Option<PanicHandler>,
+    panic_count: AtomicUsize,
+    stack_size: Option<usize>,
+    /// Set once, by shutdown; never cleared.
+    shutdown: AtomicBool,
+    /// Join handles of every worker thread started and not yet joined
+    /// (replacements are pushed here by the thread they replace).
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Serialises shutdowns, so that every caller returns only once all
+    /// threads are joined.
+    shutdown_lock: Mutex<()>,
+}
+
+/// What [`Registry::new`] needs.
+pub(crate) struct RegistryConfig {
+    pub(crate) name: String,
+    pub(crate) stealers: Box<[Stealer<Task>]>,
+    pub(crate) backlog: usize,
+    pub(crate) panic_policy: PanicPolicy,
+    pub(crate) panic_handler: Option<PanicHandler>,
+    pub(crate) stack_size: Option<usize>,
+}
+
+/// A worker thread could not be started; the state it was to run is handed
+/// back so that nothing in its queue is lost.
+pub(crate) struct SpawnFailure {
+    pub(crate) error: std::io::Error,
+    pub(crate) state: WorkerState,
+}
+
+impl Registry {
+    pub(crate) fn new(config: RegistryConfig) -> Self {
+        let workers = config.stealers.len();
+        Registry {
+            name: config.name,
+            injector: Injector::new(),
+            stealers: config.stealers,
+            sleep: Sleep::new(workers),
+            counts: TaskCounts::new(workers),
+            latch: IdleLatch::new(),
+            backlog: config.backlog,
+            panic_policy: config.panic_policy,
+            panic_handler: config.panic_handler,
+            panic_count: AtomicUsize::new(0),
+            stack_size: config.stack_size,
+            shutdown: AtomicBool::new(false),
+            threads: Mutex::new(Vec::with_capacity(workers)),
+            shutdown_lock: Mutex::new(()),
+        }
+    }
+
+    /// Number of workers.
+    pub(crate) fn threads(&self) -> usize {
+        self.stealers.len()
+    }
+
+    /// Spawns `task`: into the current worker's local queue when called from
+    /// one of this pool's tasks, else into the global queue. Gives the task
+    /// back if the pool is shutting down and the caller is outside it.
+    pub(crate) fn try_spawn<F>(&self, task: F) -> Result<(), F>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let task = match worker::push_if_local(self, task) {
+            Ok(()) => return Ok(()),
+            Err(task) => task,
+        };
+        // Count first, then look at the flag; `begin_shutdown` stores the flag
+        // first, then the workers count. Both SeqCst: either we see the flag
+        // and back out, or the draining workers see our count and wait for
+        // the task we are about to push.
+        self.counts.external_spawned();
+        if self.shutdown.load(Ordering::SeqCst) {
+            self.counts.external_refused();
+            // Our count may have been all that kept a draining worker or a
+            // joiner waiting: let every sleeper look again.
+            self.sleep.wake_all();
+            return Err(task);
+        }
+        self.injector.push(crate::task::into_task(task));
+        self.sleep.notify_external_task();
+        Ok(())
+    }
+
+    /// True when some queue holds a task. Called by a worker that registered
+    /// to sleep, after the registration's fence.
+    pub(crate) fn has_visible_work(&self) -> bool {
+        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    }
+
+    pub(crate) fn is_shutting_down(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
+    /// Refuses work from outside from now on and wakes every worker so that
+    /// they drain the queues and exit.
+    pub(crate) fn begin_shutdown(&self) {
+        // SeqCst: pairs with the spawner's count-then-check in `try_spawn`,
+        // and with the sleeper's fence before it reads the flag.
+        self.shutdown.store(true, Ordering::SeqCst);
+        self.sleep.wake_all();
+    }
+
+    /// Shuts down and waits for every worker thread (and every replacement
+    /// thread started meanwhile) to end.
+    pub(crate) fn shutdown_and_join(&self) {
+        let _one_at_a_time = lock(&self.shutdown_lock);
+        self.begin_shutdown();
+        loop {
+            let batch = std::mem::take(&mut *lock(&self.threads));
+            if batch.is_empty() {
+                break;
+            }
+            for thread in batch {
+                // A replacement is pushed before the thread it replaces ends,
+                // so after this join the next batch holds it.
+                let _ = thread.join();
+            }
+        }
+    }
+
+    /// Starts a worker thread running `state`. `owes_completion` is true for
+    /// a replacement, which must count its predecessor's panicked task as
+    /// completed before anything else (see `worker::main`).
+    pub(crate) fn spawn_worker(
+        self: &Arc<Self>,
+        state: WorkerState,
+        owes_completion: bool,
+    ) -> Result<(), SpawnFailure> {
+        let index = state.index;
+        // The state travels through this slot rather than the closure so that
+        // a failed spawn, which drops the closure, cannot drop a queue.
+        let handoff = Arc::new(Mutex::new(Some(state)));
+        let mut builder = std::thread::Builder::new().name(format!("{}-{index}", self.name));
+        if let Some(bytes) = self.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        let registry = Arc::clone(self);
+        let slot = Arc::clone(&handoff);
+        // Hold the thread list while spawning, so that a shutdown's join loop
+        // cannot finish between the spawn and the push of its handle.
+        let mut threads = lock(&self.threads);
+        let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            builder.spawn(move || {
+                if let Some(state) = lock(&slot).take() {
+                    worker::main(registry, state, owes_completion);
+                }
+            })
+        }));
+        let error = match spawned {
+            Ok(Ok(handle)) => {
+                threads.push(handle);
+                return Ok(());
+            }
+            Ok(Err(error)) => error,
+            // std asserts on some pthread failures instead of returning them.
+            Err(payload) => {
+                drop_payload(payload);
+                std::io::Error::other("the thread could not be configured")
+            }
+        };
+        drop(threads);
+        let state = lock(&handoff)
+            .take()
+            .expect("a thread that failed to spawn never ran, so its state is still here");
+        Err(SpawnFailure { error, state })
+    }
+
+    /// Records a task's panic: counts it, reports it, hands it to the
+    /// handler. Returns what the worker should do next.
+    pub(crate) fn on_task_panic(&self, worker: usize, payload: PanicPayload) -> PanicPolicy {
+        self.panic_count.fetch_add(1, Ordering::Relaxed);
+        crate::trace::task_panicked(worker, payload_message(&*payload));
+        match &self.panic_handler {
+            Some(handler) => {
+                if !call_handler(handler, payload) {
+                    crate::trace::panic_handler_panicked(worker);
+                }
+            }
+            None => drop_payload(payload),
+        }
+        if self.panic_policy == PanicPolicy::Abort {
+            eprintln!(
+                "dreadpool: a task panicked on worker {}-{worker} and the panic policy is Abort",
+                self.name
+            );
+            std::process::abort();
+        }
+        self.panic_policy
+    }
+
+    pub(crate) fn panic_count(&self) -> usize {
+        self.panic_count.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,66 @@
+//! The synchronization primitives the scheduler is built from.
+//!
+//! Normally these are `std`'s. Under `cfg(loom)` they are loom's, so that the
+//! sleep/wake, join and shutdown protocols can be model-checked on the very
+//! code that runs in production (see `tests/loom.rs`). Nothing else in the
+//! crate names `std::sync` directly.
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+#[cfg(loom)]
+pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// Atomics and fences.
+pub(crate) mod atomic {
+    #[cfg(not(loom))]
+    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+    #[cfg(loom)]
+    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+}
+
+/// Locks `mutex`, ignoring poisoning.
+///
+/// No user code ever runs while one of the pool's own mutexes is held (tasks
+/// and panic handlers run outside them), so a poisoned mutex can only mean a
+/// panic inside the pool's few lines of bookkeeping, after which the data is
+/// still consistent. Propagating the poison would turn one panic into a
+/// cascade across every worker.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Waits on `condvar`, ignoring poisoning (see [`lock`]).
+pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+    condvar
+        .wait(guard)
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Waits on `condvar` for at most `timeout`, ignoring poisoning (see [`lock`]).
+#[cfg(not(loom))]
+pub(crate) fn wait_timeout<'a, T>(
+    condvar: &Condvar,
+    guard: MutexGuard<'a, T>,
+    timeout: std::time::Duration,
+) -> MutexGuard<'a, T> {
+    match condvar.wait_timeout(guard, timeout) {
+        Ok((guard, _)) => guard,
+        Err(poisoned) => poisoned.into_inner().0,
+    }
+}
+
+/// loom has no timed waits: a timed wait is modelled as an untimed one, which
+/// is the stricter case for the protocols (a timeout never rescues a lost
+/// wakeup in the model).
+#[cfg(loom)]
+pub(crate) fn wait_timeout<'a, T>(
+    condvar: &Condvar,
+    guard: MutexGuard<'a, T>,
+    _timeout: std::time::Duration,
+) -> MutexGuard<'a, T> {
+    wait(condvar, guard)
+}

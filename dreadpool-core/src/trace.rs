@@ -1,0 +1,98 @@
+//! The pool's `tracing` spans and events, in one place.
+//!
+//! Two twin implementations with identical signatures: the real one with the
+//! `tracing` feature, an empty one without, so no call site carries a `cfg`
+//! and a disabled feature compiles to nothing.
+
+#[cfg(feature = "tracing")]
+mod imp {
+    use tracing::{debug, error, trace, warn, Span};
+
+    /// Enters the `dreadpool.worker` span for the life of a worker thread.
+    pub(crate) fn worker_span(pool: &str, worker: usize) -> tracing::span::EnteredSpan {
+        tracing::info_span!("dreadpool.worker", pool = pool, worker = worker).entered()
+    }
+
+    pub(crate) fn pool_started(pool: &str, threads: usize) {
+        debug!(pool, threads, "dreadpool started");
+    }
+
+    pub(crate) fn pool_shutdown(pool: &str) {
+        debug!(pool, "dreadpool shut down");
+    }
+
+    pub(crate) fn task_panicked(worker: usize, message: &str) {
+        error!(worker, panic = message, "task panicked");
+    }
+
+    pub(crate) fn panic_handler_panicked(worker: usize) {
+        error!(
+            worker,
+            "the panic handler itself panicked; its panic was contained"
+        );
+    }
+
+    pub(crate) fn worker_respawned(worker: usize) {
+        warn!(worker, "worker thread replaced after a panic");
+    }
+
+    pub(crate) fn respawn_failed(worker: usize, error: &std::io::Error) {
+        error!(worker, %error, "could not spawn a replacement worker thread; the old thread carries on");
+    }
+
+    pub(crate) fn stole(worker: usize, victim: usize, batch: usize) {
+        trace!(worker, victim, batch, "stole");
+    }
+
+    pub(crate) fn sleeping(worker: usize) {
+        trace!(worker, "sleeping");
+    }
+
+    pub(crate) fn woken(worker: usize) {
+        trace!(worker, "woken");
+    }
+
+    /// The span current at a spawn site, if a subscriber makes it a real one.
+    pub(crate) struct SpawnContext(Span);
+
+    impl SpawnContext {
+        pub(crate) fn capture() -> Option<SpawnContext> {
+            let span = Span::current();
+            (!span.is_none()).then_some(SpawnContext(span))
+        }
+
+        /// Runs `f` inside the captured span.
+        pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
+            self.0.in_scope(f)
+        }
+    }
+}
+
+#[cfg(not(feature = "tracing"))]
+mod imp {
+    pub(crate) fn worker_span(_pool: &str, _worker: usize) {}
+    pub(crate) fn pool_started(_pool: &str, _threads: usize) {}
+    pub(crate) fn pool_shutdown(_pool: &str) {}
+    pub(crate) fn task_panicked(_worker: usize, _message: &str) {}
+    pub(crate) fn panic_handler_panicked(_worker: usize) {}
+    pub(crate) fn worker_respawned(_worker: usize) {}
+    pub(crate) fn respawn_failed(_worker: usize, _error: &std::io::Error) {}
+    pub(crate) fn stole(_worker: usize, _victim: usize, _batch: usize) {}
+    pub(crate) fn sleeping(_worker: usize) {}
+    pub(crate) fn woken(_worker: usize) {}
+
+    /// Without `tracing` there is no span to carry.
+    pub(crate) enum SpawnContext {}
+
+    impl SpawnContext {
+        pub(crate) fn capture() -> Option<SpawnContext> {
+            None
+        }
+
+        pub(crate) fn in_scope<R>(&self, _f: impl FnOnce() -> R) -> R {
+            match *self {}
+        }
+    }
+}
+
+pub(crate) use imp::*;

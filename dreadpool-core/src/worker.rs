@@ -1,0 +1,313 @@
+//! A worker thread: the seed's loop, with what the peers learned.
+//!
+//! Each pass: every [`GLOBAL_CHECK_INTERVAL`] tasks, take one task from the
+//! global queue first, so external work never starves behind a flood of local
+//! work; otherwise pop the local queue; when it is empty, top it off from the
+//! global queue (up to the backlog target, popping one to run at once); when
+//! that is empty too, steal a batch from a peer, starting at a random one;
+//! when nothing is anywhere, sleep (see `sleep/README.md`) or, once the pool
+//! shuts down and is idle, exit.
+
+use crate::panic::PanicPolicy;
+use crate::queue::{Steal, Worker};
+use crate::registry::Registry;
+use crate::sync::Arc;
+use crate::task::Task;
+use std::cell::{Cell, RefCell};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+
+/// Every this many tasks a worker looks at the global queue before its own.
+/// Go's scheduler uses 61 for the same purpose: prime, so it does not beat in
+/// step with periodic workloads, and rare enough to cost nothing.
+const GLOBAL_CHECK_INTERVAL: u32 = 61;
+
+/// What a worker owns and hands to its replacement when its thread is
+/// respawned: the same index, the same local queue (whose stealers the peers
+/// still hold), so nothing queued is lost.
+pub(crate) struct WorkerState {
+    pub(crate) index: usize,
+    pub(crate) queue: Worker<Task>,
+}
+
+impl WorkerState {
+    pub(crate) fn new(index: usize, queue: Worker<Task>) -> Self {
+        WorkerState { index, queue }
+    }
+}
+
+/// The running worker, reachable from its tasks through [`CURRENT`].
+struct WorkerThread {
+    registry: Arc<Registry>,
+    state: WorkerState,
+    /// xorshift64 state for picking the first steal victim.
+    rng: Cell<u64>,
+    tick: Cell<u32>,
+}
+
+thread_local! {
+    /// The worker running on this thread, if any. Spawns consult it to push
+    /// into the local queue; it is set for the whole life of the worker loop.
+    static CURRENT: RefCell<Option<Rc<WorkerThread>>> = const { RefCell::new(None) };
+}
+
+/// How a worker loop ended.
+enum Exit {
+    /// The pool shut down and is idle.
+    Shutdown,
+    /// A task panicked under [`PanicPolicy::Respawn`]: replace the thread.
+    Respawn,
+}
+
+/// What the worker found when it ran out of work.
+enum Idle {
+    /// Go look for work again (it counts as searching).
+    Search,
+    /// The pool is shut down and idle.
+    Exit,
+}
+
+/// If the calling thread is a worker of `registry`, pushes `task` to its local
+/// queue; otherwise gives it back.
+pub(crate) fn push_if_local<F>(registry: &Registry, task: F) -> Result<(), F>
+where
+    F: FnOnce() + Send + 'static,
+{
+    let mut task = Some(task);
+    let _ = CURRENT.try_with(|current| {
+        if let Some(worker) = current.borrow().as_deref() {
+            if std::ptr::eq(&*worker.registry, registry) {
+                if let Some(task) = task.take() {
+                    worker.push_local(crate::task::into_task(task));
+                }
+            }
+        }
+    });
+    match task {
+        None => Ok(()),
+        Some(task) => Err(task),
+    }
+}
+
+/// The index of the worker running on this thread, if it belongs to
+/// `registry` (any pool when `registry` is `None`).
+pub(crate) fn current_index(registry: Option<&Registry>) -> Option<usize> {
+    CURRENT
+        .try_with(|current| {
+            current.borrow().as_deref().and_then(|worker| {
+                let mine = registry.is_none_or(|r| std::ptr::eq(&*worker.registry, r));
+                mine.then_some(worker.state.index)
+            })
+        })
+        .ok()
+        .flatten()
+}
+
+/// The body of every worker thread, the first and every replacement.
+pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerState, mut owes_completion: bool) {
+    let index = state.index;
+    let _span = crate::trace::worker_span(&registry.name, index);
+    loop {
+        let worker = Rc::new(WorkerThread::new(Arc::clone(&registry), state));
+        CURRENT.with(|current| *current.borrow_mut() = Some(Rc::clone(&worker)));
+        if owes_completion {
+            // The predecessor's panicked task: counted only now, so that a
+            // join() returning after a panic finds the replacement running.
+            registry.counts.completed(index);
+        }
+        let exit = worker.run();
+        CURRENT.with(|current| current.borrow_mut().take());
+        state = Rc::into_inner(worker)
+            .expect("only the worker loop and CURRENT hold the worker")
+            .state;
+        match exit {
+            Exit::Shutdown => return,
+            Exit::Respawn => match registry.spawn_worker(state, true) {
+                Ok(()) => {
+                    crate::trace::worker_respawned(index);
+                    return;
+                }
+                Err(failure) => {
+                    // Keep this thread as the worker: capacity is never lost.
+                    crate::trace::respawn_failed(index, &failure.error);
+                    state = failure.state;
+                    owes_completion = true;
+                }
+            },
+        }
+    }
+}
+
+impl WorkerThread {
+    fn new(registry: Arc<Registry>, state: WorkerState) -> Self {
+        let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        WorkerThread {
+            registry,
+            state,
+            rng: Cell::new(seed | 1),
+            tick: Cell::new(0),
+        }
+    }
+
+    fn push_local(&self, task: Task) {
+        self.registry.counts.local_spawned(self.state.index);
+        self.state.queue.push(task);
+        self.registry.sleep.notify_local_task();
+    }
+
+    fn run(&self) -> Exit {
+        let mut searching = false;
+        loop {
+            match self.find_task() {
+                Some(task) => {
+                    if searching {
+                        searching = false;
+                        self.stop_searching();
+                    }
+                    if self.execute(task) == PanicPolicy::Respawn {
+                        return Exit::Respawn;
+                    }
+                }
+                None => match self.idle(searching) {
+                    Idle::Search => searching = true,
+                    Idle::Exit => return Exit::Shutdown,
+                },
+            }
+        }
+    }
+
+    fn find_task(&self) -> Option<Task> {
+        let tick = self.tick.get().wrapping_add(1);
+        self.tick.set(tick);
+        if tick % GLOBAL_CHECK_INTERVAL == 0 {
+            if let Some(task) = self.pull_global() {
+                return Some(task);
+            }
+        }
+        self.state
+            .queue
+            .pop()
+            .or_else(|| self.pull_global())
+            .or_else(|| self.steal_from_peers())
+    }
+
+    /// Tops off the local queue from the global one, up to the backlog
+    /// target, and returns one task to run now.
+    fn pull_global(&self) -> Option<Task> {
+        // The limit counts the popped task too, so it is at least 1.
+        let limit = self
+            .registry
+            .backlog
+            .saturating_sub(self.state.queue.len())
+            .max(1);
+        loop {
+            match self
+                .registry
+                .injector
+                .steal_batch_with_limit_and_pop(&self.state.queue, limit)
+            {
+                Steal::Success(task) => return Some(task),
+                Steal::Empty => return None,
+                Steal::Retry => continue,
+            }
+        }
+    }
+
+    /// Steals a batch (about half) of a peer's queue, trying every peer once
+    /// from a random start, again while any attempt lost a race.
+    fn steal_from_peers(&self) -> Option<Task> {
+        let stealers = &self.registry.stealers;
+        let n = stealers.len();
+        if n < 2 {
+            return None;
+        }
+        let start = self.next_random() as usize % n;
+        loop {
+            let mut lost_a_race = false;
+            for offset in 0..n {
+                let victim = (start + offset) % n;
+                if victim == self.state.index {
+                    continue;
+                }
+                match stealers[victim].steal_batch_and_pop(&self.state.queue) {
+                    Steal::Success(task) => {
+                        crate::trace::stole(self.state.index, victim, self.state.queue.len() + 1);
+                        return Some(task);
+                    }
+                    Steal::Retry => lost_a_race = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !lost_a_race {
+                return None;
+            }
+        }
+    }
+
+    fn next_random(&self) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        x
+    }
+
+    /// Runs one task, catching its panic. Returns the policy to apply:
+    /// anything but `Respawn` means carry on with this thread.
+    fn execute(&self, task: Task) -> PanicPolicy {
+        let index = self.state.index;
+        match catch_unwind(AssertUnwindSafe(task)) {
+            Ok(()) => {
+                self.registry.counts.completed(index);
+                PanicPolicy::Continue
+            }
+            Err(payload) => {
+                let policy = self.registry.on_task_panic(index, payload);
+                if policy != PanicPolicy::Respawn {
+                    // Under Respawn the replacement counts it (see `main`).
+                    self.registry.counts.completed(index);
+                }
+                policy
+            }
+        }
+    }
+
+    /// Stops searching after finding work; if this was the last searcher,
+    /// spawners skipped waking sleepers on its account, so wake one more
+    /// while work is visible.
+    fn stop_searching(&self) {
+        let registry = &self.registry;
+        if registry.sleep.stop_searching() && registry.has_visible_work() {
+            registry.sleep.wake_one();
+        }
+    }
+
+    /// Nothing to do anywhere: register to sleep, look once more, then park,
+    /// exit, or go back to searching.
+    fn idle(&self, searching: bool) -> Idle {
+        let registry = &self.registry;
+        let index = self.state.index;
+        registry.sleep.register_sleeper(index, searching);
+        // Second look, after the registration's SeqCst fence.
+        if registry.has_visible_work() {
+            registry.sleep.cancel(index);
+            return Idle::Search;
+        }
+        let shutting_down = registry.is_shutting_down();
+        if (shutting_down || registry.latch.has_waiters()) && registry.counts.is_idle() {
+            registry.latch.release_waiters_if_idle(&registry.counts);
+            if shutting_down {
+                registry.sleep.cancel(index);
+                registry.sleep.stop_searching();
+                // Sleepers waiting for the last task must see it is done.
+                registry.sleep.wake_all();
+                return Idle::Exit;
+            }
+        }
+        crate::trace::sleeping(index);
+        registry.sleep.park(index);
+        crate::trace::woken(index);
+        Idle::Search
+    }
+}
