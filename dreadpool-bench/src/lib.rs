@@ -1,0 +1,1 @@
+//! dreadpool's benchmark suite (see issue 6).
