@@ -1,1 +1,23 @@
-//! dreadpool's benchmark suite (see issue 6).
+//! dreadpool's benchmark suite (issue 6).
+//!
+//! - [`seed`]: a faithful copy of the seed's original design, as a contender.
+//! - [`contenders`]: dreadpool, rayon, threadpool, tokio and the seed behind
+//!   one [`Spawner`](contenders::Spawner) trait, built once per thread count.
+//! - [`tally`]: how every contender's tasks report completion (the same way
+//!   for all) and how the harness waits for them.
+//! - [`scenarios`]: the measurements of issue 6, one function each.
+//! - [`sys`]: CPU time and resident memory of this process.
+//! - [`report`]: medians, the targets of issue 6 and the results table.
+//! - [`compare`]: the driver behind `cargo run --release -p dreadpool-bench
+//!   --bin compare`.
+//!
+//! The criterion micro-benchmarks of dreadpool's hot paths are in
+//! `benches/hot_paths.rs` (`cargo bench -p dreadpool-bench`).
+
+pub mod compare;
+pub mod contenders;
+pub mod report;
+pub mod scenarios;
+pub mod seed;
+pub mod sys;
+pub mod tally;

@@ -1,0 +1,174 @@
+//! Criterion micro-benchmarks of dreadpool's hot paths, with the seed design
+//! beside it for reference: `cargo bench -p dreadpool-bench`.
+//!
+//! - `spawn_outside`: the spawner's cost per `spawn` from a thread outside
+//!   the pool (the tasks are tiny; waiting for them is not timed);
+//! - `spawn_inside`: the same from inside one of the pool's tasks;
+//! - `steal`: a worker spawns a batch and blocks, its peer drains the batch
+//!   (time per task from the last spawn to the last completion);
+//! - `park_unpark`: spawn one task into an idle pool (every worker asleep)
+//!   and wait until it has run: wake, run, signal back;
+//! - `join_idle`: `join()` on a pool with nothing to do.
+
+// `criterion_group!` generates a public, undocumented `fn benches`.
+#![allow(missing_docs)]
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use dreadpool_bench::contenders::Spawner;
+use dreadpool_bench::seed::SeedPool;
+use dreadpool_bench::tally;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const THREADS: usize = 2;
+
+fn dreadpool() -> &'static dreadpool::ThreadPool {
+    static POOL: OnceLock<dreadpool::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        dreadpool::ThreadPoolBuilder::new()
+            .with_threads(THREADS)
+            .build()
+    })
+}
+
+fn seed() -> &'static SeedPool {
+    static POOL: OnceLock<SeedPool> = OnceLock::new();
+    POOL.get_or_init(|| SeedPool::new(THREADS))
+}
+
+fn tiny() {
+    std::hint::black_box(());
+    tally::task_done();
+}
+
+fn spawn_outside<P: Spawner>(pool: &'static P, iters: u64) -> Duration {
+    let target = tally::total() + iters;
+    let start = Instant::now();
+    for _ in 0..iters {
+        pool.spawn(tiny);
+    }
+    let took = start.elapsed();
+    tally::wait_until(target);
+    took
+}
+
+fn spawn_inside<P: Spawner>(pool: &'static P, iters: u64) -> Duration {
+    let target = tally::total() + iters + 1;
+    let (tx, rx) = mpsc::channel();
+    pool.spawn(move || {
+        let start = Instant::now();
+        for _ in 0..iters {
+            pool.spawn(tiny);
+        }
+        let _ = tx.send(start.elapsed());
+        tally::task_done();
+    });
+    let took = rx.recv().expect("the spawning task reports");
+    tally::wait_until(target);
+    took
+}
+
+fn steal<P: Spawner>(pool: &'static P, iters: u64) -> Duration {
+    let target = tally::total() + iters;
+    let (tx, rx) = mpsc::channel();
+    pool.spawn(move || {
+        for _ in 0..iters {
+            pool.spawn(tiny);
+        }
+        // Block this worker so that its peer must take everything.
+        let start = Instant::now();
+        while tally::total() < target {
+            std::hint::spin_loop();
+        }
+        let _ = tx.send(start.elapsed());
+    });
+    let took = rx.recv().expect("the blocking task reports");
+    tally::wait_until(target);
+    took
+}
+
+fn park_unpark<P: Spawner>(pool: &'static P, iters: u64) -> Duration {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        // Untimed: let every worker go to sleep.
+        std::thread::sleep(Duration::from_micros(100));
+        DONE.store(false, Ordering::Relaxed);
+        let waiter = std::thread::current();
+        let start = Instant::now();
+        pool.spawn(move || {
+            DONE.store(true, Ordering::Release);
+            waiter.unpark();
+        });
+        while !DONE.load(Ordering::Acquire) {
+            std::thread::park();
+        }
+        total += start.elapsed();
+    }
+    total
+}
+
+fn bench_hot_paths(c: &mut Criterion) {
+    let mut group = c.benchmark_group("spawn_outside");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function(BenchmarkId::from_parameter("dreadpool"), |b| {
+        b.iter_custom(|iters| spawn_outside(dreadpool(), iters))
+    });
+    group.bench_function(BenchmarkId::from_parameter("seed"), |b| {
+        b.iter_custom(|iters| spawn_outside(seed(), iters))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("spawn_inside");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function(BenchmarkId::from_parameter("dreadpool"), |b| {
+        b.iter_custom(|iters| spawn_inside(dreadpool(), iters))
+    });
+    group.bench_function(BenchmarkId::from_parameter("seed"), |b| {
+        b.iter_custom(|iters| spawn_inside(seed(), iters))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("steal");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function(BenchmarkId::from_parameter("dreadpool"), |b| {
+        b.iter_custom(|iters| steal(dreadpool(), iters))
+    });
+    group.bench_function(BenchmarkId::from_parameter("seed"), |b| {
+        b.iter_custom(|iters| steal(seed(), iters))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("park_unpark");
+    group.measurement_time(Duration::from_secs(1));
+    group.bench_function(BenchmarkId::from_parameter("dreadpool"), |b| {
+        b.iter_custom(|iters| park_unpark(dreadpool(), iters))
+    });
+    group.bench_function(BenchmarkId::from_parameter("seed"), |b| {
+        b.iter_custom(|iters| park_unpark(seed(), iters))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("join_idle");
+    group.bench_function(BenchmarkId::from_parameter("dreadpool"), |b| {
+        let pool = dreadpool();
+        b.iter(|| pool.join())
+    });
+    group.bench_function(BenchmarkId::from_parameter("seed"), |b| {
+        let pool = seed();
+        b.iter(|| pool.join())
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    targets = bench_hot_paths
+}
+criterion_main!(benches);

@@ -1,0 +1,684 @@
+//! The side-by-side comparison: `cargo run --release -p dreadpool-bench --bin
+//! compare [-- --quick] [--threads N] [--reps N] [--contenders a,b] [SCENARIO...]`.
+//!
+//! Every scenario of issue 6 runs on every contender with the same thread
+//! count, repetition after repetition; inside one repetition the contenders
+//! take turns (the first one rotating from repetition to repetition), so
+//! drift of this shared machine hits all of them alike. The table reports the
+//! median over repetitions (wake latency: percentiles over all samples).
+//!
+//! Idle cost and memory are measured in a fresh child process per contender
+//! and repetition (this binary re-executed with the hidden `--child` flag),
+//! so that no other pool's threads or freed memory pollute the figures.
+
+use crate::contenders::{Contender, PoolSet};
+use crate::report::{self, Better, Row, Target};
+use crate::scenarios::{
+    calibrate_spin, compute_plan, compute_serial, latency_histogram, Compute, External, FanOut,
+    Idle, Memory, Nested, Wake,
+};
+use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The scenario names, as the command line filters them.
+pub const SCENARIOS: [&str; 8] = [
+    "external", "nested", "fanout", "wake", "idle", "compute", "memory", "oversub",
+];
+
+/// How big each scenario is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sizes {
+    /// Tasks spawned from outside.
+    pub external: u64,
+    /// Depth of the nested tree.
+    pub levels: u32,
+    /// Children of the fan-out task.
+    pub fanout: u64,
+    /// Wake latency samples per contender, over all repetitions.
+    pub wake_samples: u32,
+    /// Idle time before each wake sample.
+    pub wake_pause: Duration,
+    /// How long the idle cost is watched, per child process.
+    pub idle_window: Duration,
+    /// Repetitions of the idle and memory child processes (at most `reps`).
+    pub child_reps: usize,
+    /// CPU-bound tasks in the compute scenario.
+    pub compute_tasks: u32,
+    /// Tasks queued behind the blocked pool.
+    pub memory_tasks: u64,
+    /// Repetitions of everything.
+    pub reps: usize,
+}
+
+impl Sizes {
+    /// The sizes of issue 6.
+    pub const FULL: Sizes = Sizes {
+        external: 1_000_000,
+        levels: 20,
+        fanout: 1_000_000,
+        wake_samples: 2_000,
+        wake_pause: Duration::from_millis(1),
+        idle_window: Duration::from_secs(2),
+        child_reps: 3,
+        compute_tasks: 20_000,
+        memory_tasks: 1_000_000,
+        reps: 7,
+    };
+
+    /// `--quick`: a minute or so, for a sanity check.
+    pub const QUICK: Sizes = Sizes {
+        external: 100_000,
+        levels: 16,
+        fanout: 100_000,
+        wake_samples: 300,
+        wake_pause: Duration::from_millis(1),
+        idle_window: Duration::from_millis(500),
+        child_reps: 1,
+        compute_tasks: 2_000,
+        memory_tasks: 200_000,
+        reps: 3,
+    };
+
+    /// `--smoke`: seconds, even in a debug build (the test suite's run).
+    pub const SMOKE: Sizes = Sizes {
+        external: 2_000,
+        levels: 8,
+        fanout: 2_000,
+        wake_samples: 10,
+        wake_pause: Duration::from_micros(200),
+        idle_window: Duration::from_millis(50),
+        child_reps: 1,
+        compute_tasks: 50,
+        memory_tasks: 2_000,
+        reps: 1,
+    };
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Worker threads of every pool (the oversubscribed cases use 4x cores).
+    pub threads: usize,
+    /// Scenario sizes and repetitions.
+    pub sizes: Sizes,
+    /// The scenarios to run (all when empty).
+    pub scenarios: Vec<String>,
+    /// The contenders to run, dreadpool first.
+    pub contenders: Vec<Contender>,
+    /// This binary, re-executed for the child-process scenarios.
+    pub exe: Option<PathBuf>,
+}
+
+/// What one invocation of the binary is for.
+#[derive(Debug, Clone)]
+pub enum Invocation {
+    /// Print the usage.
+    Help,
+    /// Run the comparison.
+    Compare(Options),
+    /// Run one child-process measurement and print `RESULT <figure>`.
+    Child {
+        /// `idle` or `memory`.
+        kind: String,
+        /// Whose pool.
+        contender: Contender,
+        /// Its thread count.
+        threads: usize,
+        /// The sizes (only the idle window and memory task count are used).
+        sizes: Sizes,
+    },
+}
+
+/// The usage text.
+pub const USAGE: &str = "\
+usage: compare [--quick] [--threads N] [--reps N] [--contenders a,b,...] [SCENARIO...]
+
+Runs dreadpool against rayon, threadpool, tokio and the seed design, and prints
+a Markdown table with dreadpool's ratio to the best peer and PASS/MISS against
+the targets of issue 6.
+
+  --quick            smaller sizes and fewer repetitions (about a minute)
+  --threads N        worker threads of every pool (default: the number of CPUs)
+  --reps N           repetitions (default: 7, or 3 with --quick)
+  --contenders LIST  comma-separated subset of: dreadpool,rayon,threadpool,tokio,seed
+  SCENARIO           any of: external nested fanout wake idle compute memory oversub
+                     (also accepted as --filter a,b,...); default: all
+";
+
+/// The number of CPUs this process may use.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Parses the command line (without the program name).
+pub fn parse_args<I>(args: I) -> Result<Invocation, String>
+where
+    I: IntoIterator<Item = String>,
+{
+    let mut args = args.into_iter();
+    let mut threads = cores();
+    let mut sizes = Sizes::FULL;
+    let mut reps = None;
+    let mut scenarios = Vec::new();
+    let mut contenders: Vec<Contender> = Contender::ALL.to_vec();
+    let mut child = None;
+    let mut child_contender = None;
+    let mut memory_tasks = None;
+    let mut idle_ms = None;
+    let number = |flag: &str, value: Option<String>| -> Result<u64, String> {
+        value
+            .ok_or_else(|| format!("{flag} needs a value"))?
+            .parse::<u64>()
+            .map_err(|e| format!("{flag}: {e}"))
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Invocation::Help),
+            "--quick" => sizes = Sizes::QUICK,
+            "--smoke" => sizes = Sizes::SMOKE,
+            "--threads" => threads = number("--threads", args.next())?.max(1) as usize,
+            "--reps" => reps = Some(number("--reps", args.next())?.max(1) as usize),
+            "--filter" => {
+                let list = args.next().ok_or("--filter needs a value")?;
+                scenarios.extend(list.split(',').map(str::to_owned));
+            }
+            "--contenders" => {
+                let list = args.next().ok_or("--contenders needs a value")?;
+                contenders = list
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<Vec<_>, _>>()?;
+                contenders.sort();
+                contenders.dedup();
+            }
+            "--child" => child = Some(args.next().ok_or("--child needs a value")?),
+            "--contender" => {
+                child_contender = Some(
+                    args.next()
+                        .ok_or("--contender needs a value")?
+                        .parse::<Contender>()?,
+                );
+            }
+            "--memory-tasks" => memory_tasks = Some(number("--memory-tasks", args.next())?),
+            "--idle-ms" => idle_ms = Some(number("--idle-ms", args.next())?),
+            other if other.starts_with('-') => return Err(format!("unknown flag {other:?}")),
+            scenario => scenarios.push(scenario.to_owned()),
+        }
+    }
+    if let Some(reps) = reps {
+        sizes.reps = reps;
+    }
+    if let Some(tasks) = memory_tasks {
+        sizes.memory_tasks = tasks;
+    }
+    if let Some(ms) = idle_ms {
+        sizes.idle_window = Duration::from_millis(ms);
+    }
+    if let Some(kind) = child {
+        let contender = child_contender.ok_or("--child needs --contender")?;
+        return Ok(Invocation::Child {
+            kind,
+            contender,
+            threads,
+            sizes,
+        });
+    }
+    for s in &scenarios {
+        if !SCENARIOS.contains(&s.as_str()) {
+            return Err(format!(
+                "unknown scenario {s:?} (known: {})",
+                SCENARIOS.join(", ")
+            ));
+        }
+    }
+    Ok(Invocation::Compare(Options {
+        threads,
+        sizes,
+        scenarios,
+        contenders,
+        exe: std::env::current_exe().ok(),
+    }))
+}
+
+/// Runs one child-process measurement in this process and returns its figure.
+pub fn run_child(
+    kind: &str,
+    contender: Contender,
+    threads: usize,
+    sizes: Sizes,
+) -> Result<f64, String> {
+    let mut set = PoolSet::new(threads);
+    match kind {
+        "idle" => Ok(set.run(
+            contender,
+            &Idle {
+                window: sizes.idle_window,
+            },
+        )),
+        "memory" => set.run(
+            contender,
+            &Memory {
+                tasks: sizes.memory_tasks,
+            },
+        ),
+        other => Err(format!("unknown child measurement {other:?}")),
+    }
+}
+
+/// Runs a child-process measurement in a fresh process.
+fn spawn_child(
+    exe: &PathBuf,
+    kind: &str,
+    contender: Contender,
+    threads: usize,
+    sizes: Sizes,
+) -> Result<f64, String> {
+    let output = Command::new(exe)
+        .args(["--child", kind, "--contender", contender.name()])
+        .args(["--threads", &threads.to_string()])
+        .args(["--memory-tasks", &sizes.memory_tasks.to_string()])
+        .args(["--idle-ms", &sizes.idle_window.as_millis().to_string()])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .ok_or_else(|| {
+            format!(
+                "child {kind}/{contender} failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            )
+        })?
+        .trim()
+        .parse::<f64>()
+        .map_err(|e| format!("child {kind}/{contender}: {e}"))
+}
+
+/// Everything one comparison run measured.
+#[derive(Debug, Clone)]
+pub struct Results {
+    /// The table's rows, in the order of issue 6.
+    pub rows: Vec<Row>,
+    /// The contenders, in column order.
+    pub contenders: Vec<Contender>,
+    /// The options the run used.
+    pub options: Options,
+    /// The oversubscribed thread count.
+    pub oversub_threads: usize,
+    /// Wall time of the whole run.
+    pub took: Duration,
+    /// Problems met on the way (a child that failed, ...).
+    pub problems: Vec<String>,
+}
+
+/// Samples by metric and contender.
+#[derive(Default)]
+struct Samples(BTreeMap<&'static str, BTreeMap<Contender, Vec<f64>>>);
+
+impl Samples {
+    fn push(&mut self, metric: &'static str, contender: Contender, value: f64) {
+        self.0
+            .entry(metric)
+            .or_default()
+            .entry(contender)
+            .or_default()
+            .push(value);
+    }
+
+    fn medians(&self, metric: &str) -> Vec<(Contender, f64)> {
+        self.0
+            .get(metric)
+            .map(|by| {
+                by.iter()
+                    .filter_map(|(&c, v)| report::median(v).map(|m| (c, m)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn ns_per_task(took: Duration, tasks: u64) -> f64 {
+    took.as_nanos() as f64 / tasks.max(1) as f64
+}
+
+/// Runs the comparison, reporting progress on stderr.
+pub fn run(options: &Options) -> Results {
+    let started = Instant::now();
+    let sizes = options.sizes;
+    let wants = |s: &str| options.scenarios.is_empty() || options.scenarios.iter().any(|x| x == s);
+    let contenders = options.contenders.clone();
+    let oversub_threads = 4 * cores();
+    let mut pools = PoolSet::new(options.threads);
+    let mut oversub = PoolSet::new(oversub_threads);
+    let mut samples = Samples::default();
+    let mut wake: BTreeMap<Contender, Histogram<u64>> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let nested = Nested {
+        levels: sizes.levels,
+    };
+    let external = External {
+        tasks: sizes.external,
+    };
+    let fanout = FanOut {
+        children: sizes.fanout,
+    };
+
+    // Warm up: build every pool, fault in its allocator arenas.
+    for &c in &contenders {
+        pools.run(c, &External { tasks: 10_000 });
+        pools.run(c, &Nested { levels: 10 });
+        if wants("oversub") {
+            oversub.run(c, &External { tasks: 10_000 });
+        }
+    }
+    let plan: &'static [u64] = if wants("compute") {
+        let ns_per_iteration = calibrate_spin(Duration::from_millis(40));
+        eprintln!("compute: one spin iteration takes {ns_per_iteration:.3} ns");
+        Vec::leak(compute_plan(
+            sizes.compute_tasks,
+            ns_per_iteration,
+            Duration::from_micros(10),
+            Duration::from_micros(20),
+        ))
+    } else {
+        &[]
+    };
+    let wake_per_rep = (sizes.wake_samples as usize).div_ceil(sizes.reps).max(1) as u32;
+
+    for rep in 0..sizes.reps {
+        let mut order = contenders.clone();
+        let turn = rep % order.len().max(1);
+        order.rotate_left(turn);
+        eprintln!("repetition {}/{} (order: {order:?})", rep + 1, sizes.reps);
+        for &c in &order {
+            if wants("external") {
+                let took = pools.run(c, &external);
+                samples.push("external", c, ns_per_task(took, sizes.external));
+            }
+        }
+        for &c in &order {
+            if wants("nested") {
+                let took = pools.run(c, &nested);
+                samples.push("nested", c, ns_per_task(took, nested.tasks()));
+            }
+        }
+        for &c in &order {
+            if wants("fanout") {
+                let took = pools.run(c, &fanout);
+                samples.push("fanout", c, ns_per_task(took, sizes.fanout));
+            }
+        }
+        if wants("wake") {
+            for &c in &order {
+                let h = pools.run(
+                    c,
+                    &Wake {
+                        samples: wake_per_rep,
+                        pause: sizes.wake_pause,
+                    },
+                );
+                wake.entry(c)
+                    .or_insert_with(latency_histogram)
+                    .add(&h)
+                    .expect("histograms of the same bounds add");
+            }
+        }
+        if wants("compute") {
+            let serial = compute_serial(plan);
+            for &c in &order {
+                let took = pools.run(c, &Compute { plan });
+                let efficiency =
+                    serial.as_secs_f64() / (took.as_secs_f64() * pools.threads() as f64);
+                samples.push("compute", c, efficiency);
+            }
+        }
+        if wants("oversub") {
+            for &c in &order {
+                let took = oversub.run(c, &external);
+                samples.push("oversub-external", c, ns_per_task(took, sizes.external));
+            }
+            for &c in &order {
+                let took = oversub.run(c, &nested);
+                samples.push("oversub-nested", c, ns_per_task(took, nested.tasks()));
+            }
+        }
+        if rep < sizes.child_reps {
+            for kind in ["idle", "memory"] {
+                if !wants(kind) {
+                    continue;
+                }
+                for &c in &order {
+                    let figure = match &options.exe {
+                        Some(exe) => spawn_child(exe, kind, c, options.threads, sizes),
+                        None => Err("no executable to re-run".to_owned()),
+                    };
+                    match figure {
+                        Ok(v) => samples.push(kind, c, v),
+                        Err(e) => problems.push(e),
+                    }
+                }
+            }
+        }
+    }
+
+    let rows = build_rows(
+        &samples,
+        &wake,
+        &sizes,
+        options.threads,
+        oversub_threads,
+        wants,
+    );
+    Results {
+        rows,
+        contenders,
+        options: options.clone(),
+        oversub_threads,
+        took: started.elapsed(),
+        problems,
+    }
+}
+
+fn build_rows(
+    samples: &Samples,
+    wake: &BTreeMap<Contender, Histogram<u64>>,
+    sizes: &Sizes,
+    threads: usize,
+    oversub_threads: usize,
+    wants: impl Fn(&str) -> bool,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut row = |metric: String, unit, better, target, values| {
+        rows.push(Row {
+            metric,
+            unit,
+            better,
+            target,
+            values,
+        })
+    };
+    let levels = sizes.levels;
+    let tree = (1u64 << levels) - 1;
+    if wants("external") {
+        row(
+            format!("external: {} tiny tasks from outside", sizes.external),
+            "ns/task",
+            Better::Lower,
+            Target::RatioAtMost(0.5),
+            samples.medians("external"),
+        );
+    }
+    if wants("nested") {
+        row(
+            format!("nested: binary tree, {levels} levels ({tree} tasks)"),
+            "ns/task",
+            Better::Lower,
+            Target::RatioAtMost(0.9),
+            samples.medians("nested"),
+        );
+    }
+    if wants("fanout") {
+        row(
+            format!("fan-out: one task spawns {}", sizes.fanout),
+            "ns/task",
+            Better::Lower,
+            Target::RatioAtMost(0.9),
+            samples.medians("fanout"),
+        );
+    }
+    if wants("wake") {
+        for (label, q) in [("p50", 0.5), ("p99", 0.99)] {
+            let values = wake
+                .iter()
+                .map(|(&c, h)| (c, h.value_at_quantile(q) as f64 / 1e3))
+                .collect();
+            row(
+                format!(
+                    "wake latency {label} ({} spawns into an idle pool)",
+                    sizes.wake_samples
+                ),
+                "us",
+                Better::Lower,
+                Target::RatioAtMost(1.0),
+                values,
+            );
+        }
+    }
+    if wants("idle") {
+        row(
+            "idle: CPU time of a warmed-up idle pool".to_owned(),
+            "ms/s",
+            Better::Lower,
+            Target::AtMost(0.1),
+            samples.medians("idle"),
+        );
+    }
+    if wants("compute") {
+        row(
+            format!(
+                "compute: {} tasks of 10-20 us, parallel efficiency",
+                sizes.compute_tasks
+            ),
+            "x",
+            Better::Higher,
+            Target::AtLeast(0.95),
+            samples.medians("compute"),
+        );
+    }
+    if wants("memory") {
+        row(
+            format!(
+                "memory: peak RSS per queued task ({} queued)",
+                sizes.memory_tasks
+            ),
+            "B/task",
+            Better::Lower,
+            Target::AtMost(64.0),
+            samples.medians("memory"),
+        );
+    }
+    if wants("oversub") {
+        for (name, base, label) in [
+            ("oversub-external", "external", "external"),
+            ("oversub-nested", "nested", "nested"),
+        ] {
+            let over = samples.medians(name);
+            row(
+                format!("oversubscribed {label}, {oversub_threads} threads"),
+                "ns/task",
+                Better::Lower,
+                Target::None,
+                over.clone(),
+            );
+            if wants(base) {
+                let at_base = samples.medians(base);
+                let kept = over
+                    .iter()
+                    .filter_map(|&(c, o)| {
+                        let b = at_base.iter().find(|(x, _)| *x == c)?.1;
+                        Some((c, b / o))
+                    })
+                    .collect();
+                row(
+                    format!("oversubscribed {label}: throughput kept, {oversub_threads} vs {threads} threads"),
+                    "x",
+                    Better::Higher,
+                    Target::AtLeast(0.8),
+                    kept,
+                );
+            }
+        }
+    }
+    rows
+}
+
+/// The machine, for the report header: CPU model, CPU count, kernel.
+pub fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|k| format!(", Linux {}", k.trim()))
+        .unwrap_or_default();
+    format!("{model}, {} CPUs{kernel}", cores())
+}
+
+/// Today's date and time in UTC, as `date -u` prints it, if it can.
+pub fn date() -> String {
+    Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "unknown date".to_owned())
+}
+
+/// The full report: header, table, notes.
+pub fn render(results: &Results) -> String {
+    let o = &results.options;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "dreadpool comparison: {} threads ({} oversubscribed), {} repetitions, median of repetitions\n",
+        o.threads, results.oversub_threads, o.sizes.reps
+    ));
+    out.push_str(&format!("machine: {}\ndate: {}\n", machine(), date()));
+    out.push_str(&format!(
+        "dreadpool build: {}\n\n",
+        if cfg!(debug_assertions) {
+            "debug (figures meaningless)"
+        } else {
+            "release"
+        }
+    ));
+    out.push_str(&report::markdown_table(&results.rows, &results.contenders));
+    out.push('\n');
+    let misses: Vec<&str> = results
+        .rows
+        .iter()
+        .filter(|r| r.verdict() == report::Verdict::Miss)
+        .map(|r| r.metric.as_str())
+        .collect();
+    let passes = results
+        .rows
+        .iter()
+        .filter(|r| r.verdict() == report::Verdict::Pass)
+        .count();
+    out.push_str(&format!("targets: {passes} PASS, {} MISS\n", misses.len()));
+    for problem in &results.problems {
+        out.push_str(&format!("problem: {problem}\n"));
+    }
+    out.push_str(&format!("took {:.1} s\n", results.took.as_secs_f64()));
+    out
+}

@@ -1,0 +1,65 @@
+//! The comparison harness end to end, at `--smoke` sizes (seconds even in a
+//! debug build). No timed assertions: only that every scenario runs on every
+//! contender and the table comes out whole.
+
+use std::process::Command;
+
+#[test]
+fn compare_runs_every_scenario_on_every_contender() {
+    let output = Command::new(env!("CARGO_BIN_EXE_compare"))
+        .arg("--smoke")
+        .output()
+        .expect("run the compare binary");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "compare failed:\n{stdout}\n{stderr}"
+    );
+    for contender in ["dreadpool", "rayon", "threadpool", "tokio", "seed"] {
+        assert!(
+            stdout.contains(contender),
+            "no {contender} column:\n{stdout}"
+        );
+    }
+    for scenario in [
+        "external",
+        "nested",
+        "fan-out",
+        "wake latency p50",
+        "wake latency p99",
+        "idle",
+        "compute",
+        "memory",
+        "oversubscribed external",
+        "oversubscribed nested",
+    ] {
+        assert!(stdout.contains(scenario), "no {scenario} row:\n{stdout}");
+    }
+    assert!(
+        !stdout.contains("problem:"),
+        "a child measurement failed:\n{stdout}"
+    );
+}
+
+#[test]
+fn compare_filters_scenarios_and_contenders() {
+    let output = Command::new(env!("CARGO_BIN_EXE_compare"))
+        .args(["--smoke", "--contenders", "dreadpool,seed", "external"])
+        .output()
+        .expect("run the compare binary");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("external"));
+    assert!(!stdout.contains("nested"));
+    assert!(!stdout.contains("rayon"));
+}
+
+#[test]
+fn compare_rejects_an_unknown_scenario() {
+    let output = Command::new(env!("CARGO_BIN_EXE_compare"))
+        .arg("no-such-scenario")
+        .output()
+        .expect("run the compare binary");
+    assert_eq!(output.status.code(), Some(2));
+}
