@@ -76,6 +76,18 @@ impl Handle {
         &self.registry.name
     }
 
+    /// A snapshot of the pool's counters (see
+    /// [`ThreadPool::metrics`](crate::ThreadPool::metrics)).
+    #[cfg(feature = "metrics")]
+    pub fn metrics(&self) -> crate::PoolMetrics {
+        self.registry.metrics_snapshot()
+    }
+
+    /// How many tasks have panicked so far.
+    pub fn panic_count(&self) -> usize {
+        self.registry.panic_count()
+    }
+
     /// True once the pool has begun shutting down.
     pub fn is_shut_down(&self) -> bool {
         self.registry.is_shutting_down()

@@ -11,6 +11,17 @@
 //! - [`ThreadPool::join`] waits until the pool is idle; dropping the pool
 //!   drains it and joins its threads.
 //! - [`PanicPolicy`] decides what a panicking task does to its worker.
+//! - With the `metrics` feature, `ThreadPool::metrics` returns a live
+//!   snapshot of per-worker counters (`PoolMetrics`).
+//!
+//! ## Features
+//!
+//! - `tracing` (default): a `dreadpool.worker` span around each worker
+//!   thread; events for panics and respawns (`ERROR`/`WARN`), start and
+//!   shutdown (`DEBUG`), steals, sleeps and wakeups (`TRACE`); and each task
+//!   runs inside the span that was current where it was spawned.
+//! - `metrics`: per-worker lock-free counters and latency histograms. Off, it
+//!   compiles to nothing.
 //!
 //! ```
 //! use dreadpool::ThreadPoolBuilder;
@@ -25,6 +36,7 @@ mod builder;
 mod error;
 mod handle;
 mod idle_latch;
+mod metrics;
 mod panic;
 mod pending;
 mod pool;
@@ -42,5 +54,8 @@ pub use builder::{
 };
 pub use error::{BuildError, SpawnError};
 pub use handle::Handle;
+pub use metrics::DEFAULT_LATENCY_SAMPLING;
+#[cfg(feature = "metrics")]
+pub use metrics::{LatencyHistogram, PoolMetrics, WorkerMetrics, WorkerState};
 pub use panic::{PanicPayload, PanicPolicy};
 pub use pool::ThreadPool;

@@ -66,6 +66,17 @@ pub(crate) fn drop_payload(payload: PanicPayload) {
     }
 }
 
+/// Runs `f`, containing any panic it raises. For calls into code the pool
+/// does not control on paths that must not unwind: `tracing` subscribers
+/// (whose writers may panic, for example `eprint!` on a closed stderr) and
+/// the panic handler. Unwinding out of a worker's bookkeeping would kill the
+/// thread with its queue and its owed counts, and hang every `join()`.
+pub(crate) fn contain(f: impl FnOnce()) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+        drop_payload(payload);
+    }
+}
+
 /// Gives `payload` to `handler`, containing any panic of the handler itself.
 /// Returns false if the handler panicked.
 pub(crate) fn call_handler(handler: &PanicHandler, payload: PanicPayload) -> bool {

@@ -98,6 +98,24 @@ impl TaskCounts {
         bump(&self.workers[index].completed);
     }
 
+    /// Tasks spawned from outside the pool so far (refused ones excluded).
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn external_total(&self) -> u64 {
+        self.external.load(Ordering::Relaxed)
+    }
+
+    /// Tasks worker `index` finished so far.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn completed_by(&self, index: usize) -> u64 {
+        self.workers[index].completed.load(Ordering::Relaxed)
+    }
+
+    /// Tasks worker `index`'s tasks spawned into its local queue so far.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn spawned_by(&self, index: usize) -> u64 {
+        self.workers[index].spawned.load(Ordering::Relaxed)
+    }
+
     /// Tasks queued or running. See the module docs for why this never reads
     /// zero while a task that happened-before the call is unfinished.
     pub(crate) fn pending(&self) -> u64 {

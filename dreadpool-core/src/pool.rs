@@ -128,6 +128,30 @@ impl ThreadPool {
         &self.registry.name
     }
 
+    /// A snapshot of the pool's counters: per worker, its state, tasks run,
+    /// steals, sleeps and wakeups, busy time, queue depth, steal matrix row
+    /// and latency histograms; per pool, queue depth and pending tasks.
+    /// Cheap enough to call 100 times a second while the pool runs flat out.
+    ///
+    /// ```
+    /// use dreadpool::{ThreadPoolBuilder, WorkerState};
+    ///
+    /// let pool = ThreadPoolBuilder::new().with_threads(2).build();
+    /// for _ in 0..1000 {
+    ///     pool.spawn(|| ());
+    /// }
+    /// pool.join();
+    /// let metrics = pool.metrics();
+    /// assert_eq!(metrics.tasks_run(), 1000);
+    /// assert_eq!(metrics.tasks_spawned_external, 1000);
+    /// assert_eq!(metrics.workers.len(), 2);
+    /// assert_ne!(metrics.workers[0].state, WorkerState::Stopped);
+    /// ```
+    #[cfg(feature = "metrics")]
+    pub fn metrics(&self) -> crate::PoolMetrics {
+        self.registry.metrics_snapshot()
+    }
+
     /// How many tasks have panicked so far.
     pub fn panic_count(&self) -> usize {
         self.registry.panic_count()

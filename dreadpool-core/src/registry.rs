@@ -1,6 +1,7 @@
 //! The state one pool's threads share, and the spawn path into it.
 
 use crate::idle_latch::IdleLatch;
+use crate::metrics::PoolRecorder;
 use crate::panic::{
     call_handler, drop_payload, payload_message, PanicHandler, PanicPayload, PanicPolicy,
 };
@@ -9,8 +10,8 @@ use crate::queue::{Injector, Stealer};
 use crate::sleep::Sleep;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::{lock, Arc, Mutex};
-use crate::task::Task;
-use crate::worker::{self, WorkerState};
+use crate::task::{Envelope, Task};
+use crate::worker::{self, WorkerSeat};
 use std::thread::JoinHandle;
 
 /// Everything a pool's workers, handles and joiners share.
@@ -24,6 +25,7 @@ pub(crate) struct Registry {
     pub(crate) sleep: Sleep,
     pub(crate) counts: TaskCounts,
     pub(crate) latch: IdleLatch,
+    pub(crate) metrics: PoolRecorder,
     /// The seed's ideal local backlog, topped off from the global queue.
     pub(crate) backlog: usize,
     pub(crate) panic_policy: PanicPolicy,
@@ -48,13 +50,14 @@ pub(crate) struct RegistryConfig {
     pub(crate) panic_policy: PanicPolicy,
     pub(crate) panic_handler: Option<PanicHandler>,
     pub(crate) stack_size: Option<usize>,
+    pub(crate) latency_sampling: u32,
 }
 
 /// A worker thread could not be started; the state it was to run is handed
 /// back so that nothing in its queue is lost.
 pub(crate) struct SpawnFailure {
     pub(crate) error: std::io::Error,
-    pub(crate) state: WorkerState,
+    pub(crate) state: WorkerSeat,
 }
 
 impl Registry {
@@ -67,6 +70,7 @@ impl Registry {
             sleep: Sleep::new(workers),
             counts: TaskCounts::new(workers),
             latch: IdleLatch::new(),
+            metrics: PoolRecorder::new(workers, config.latency_sampling),
             backlog: config.backlog,
             panic_policy: config.panic_policy,
             panic_handler: config.panic_handler,
@@ -90,9 +94,10 @@ impl Registry {
     where
         F: FnOnce() + Send + 'static,
     {
-        let task = match worker::push_if_local(self, task) {
+        let envelope = Envelope::new(self);
+        let (task, envelope) = match worker::push_if_local(self, task, envelope) {
             Ok(()) => return Ok(()),
-            Err(task) => task,
+            Err(unspawned) => unspawned,
         };
         // Count first, then look at the flag; `begin_shutdown` stores the flag
         // first, then the workers count. Both SeqCst: either we see the flag
@@ -106,7 +111,7 @@ impl Registry {
             self.sleep.wake_all();
             return Err(task);
         }
-        self.injector.push(crate::task::into_task(task));
+        self.injector.push(envelope.into_task(task));
         self.sleep.notify_external_task();
         Ok(())
     }
@@ -153,7 +158,7 @@ impl Registry {
     /// completed before anything else (see `worker::main`).
     pub(crate) fn spawn_worker(
         self: &Arc<Self>,
-        state: WorkerState,
+        state: WorkerSeat,
         owes_completion: bool,
     ) -> Result<(), SpawnFailure> {
         let index = state.index;
@@ -199,6 +204,7 @@ impl Registry {
     /// handler. Returns what the worker should do next.
     pub(crate) fn on_task_panic(&self, worker: usize, payload: PanicPayload) -> PanicPolicy {
         self.panic_count.fetch_add(1, Ordering::Relaxed);
+        self.metrics.worker(worker).panicked();
         crate::trace::task_panicked(worker, payload_message(&*payload));
         match &self.panic_handler {
             Some(handler) => {
@@ -209,7 +215,10 @@ impl Registry {
             None => drop_payload(payload),
         }
         if self.panic_policy == PanicPolicy::Abort {
-            eprintln!(
+            // Not `eprintln!`, which panics if stderr is closed.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
                 "dreadpool: a task panicked on worker {}-{worker} and the panic policy is Abort",
                 self.name
             );
@@ -220,5 +229,25 @@ impl Registry {
 
     pub(crate) fn panic_count(&self) -> usize {
         self.panic_count.load(Ordering::Relaxed)
+    }
+
+    /// A snapshot of every counter.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn metrics_snapshot(&self) -> crate::metrics::PoolMetrics {
+        use crate::metrics::{PoolGauges, WorkerGauges};
+        self.metrics.snapshot(
+            PoolGauges {
+                name: &self.name,
+                global_queue_depth: self.injector.len(),
+                tasks_spawned_external: self.counts.external_total(),
+                tasks_pending: self.counts.pending(),
+                panics: self.panic_count() as u64,
+            },
+            |index| WorkerGauges {
+                tasks_run: self.counts.completed_by(index),
+                tasks_spawned_local: self.counts.spawned_by(index),
+                local_queue_depth: self.stealers[index].len(),
+            },
+        )
     }
 }

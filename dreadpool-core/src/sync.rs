@@ -12,12 +12,17 @@ pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Atomics and fences.
+#[allow(unused_imports)] // not every feature combination uses every type
 pub(crate) mod atomic {
     #[cfg(not(loom))]
-    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+    pub(crate) use std::sync::atomic::{
+        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    };
 
     #[cfg(loom)]
-    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{
+        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    };
 }
 
 /// Locks `mutex`, ignoring poisoning.

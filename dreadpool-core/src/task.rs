@@ -1,5 +1,7 @@
 //! The unit of work.
 
+use crate::registry::Registry;
+
 /// A unit of work: a boxed closure that runs once, on any thread.
 ///
 /// `FnOnce` because a task runs exactly once; `Send` because it crosses
@@ -7,17 +9,43 @@
 /// [`spawn`](crate::ThreadPool::spawn), so a task owns what it captures.
 pub(crate) type Task = Box<dyn FnOnce() + Send + 'static>;
 
-/// Boxes `f` as a task. When a `tracing` subscriber is active and a span is
-/// current at the spawn site, the task runs inside that span, so a host's
-/// request context follows its work onto the pool. With no subscriber (or the
-/// `tracing` feature off) the closure is boxed as it is: no extra size, no
-/// extra work.
-pub(crate) fn into_task<F>(f: F) -> Task
-where
-    F: FnOnce() + Send + 'static,
-{
-    match crate::trace::SpawnContext::capture() {
-        Some(context) => Box::new(move || context.in_scope(f)),
-        None => Box::new(f),
+/// What a spawn learns about its task before it commits to it.
+///
+/// Capturing the spawn site's span calls into the `tracing` subscriber, which
+/// is foreign code and may panic; it happens here, before the task is
+/// counted, so that a panic leaves no count behind for `join()` to wait on.
+/// Turning the closure into a [`Task`] afterwards is pure boxing.
+pub(crate) struct Envelope {
+    context: Option<crate::trace::SpawnContext>,
+    sampled_at: Option<std::time::Instant>,
+}
+
+impl Envelope {
+    pub(crate) fn new(registry: &Registry) -> Self {
+        Envelope {
+            context: crate::trace::SpawnContext::capture(),
+            sampled_at: registry.metrics.sample_spawn(),
+        }
+    }
+
+    /// Boxes `f` as a task. When a `tracing` subscriber is active and a span
+    /// was current at the spawn site, the task runs inside that span, so a
+    /// host's request context follows its work onto the pool. With the
+    /// `metrics` feature, one spawn in `latency_sampling` (per spawning
+    /// thread) is also wrapped to time its schedule delay and run time. Every
+    /// other task, and every task without those features, is boxed as it is:
+    /// no extra size, no extra work.
+    pub(crate) fn into_task<F>(self, f: F) -> Task
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let task: Task = match self.context {
+            Some(context) => Box::new(move || context.in_scope(f)),
+            None => Box::new(f),
+        };
+        match self.sampled_at {
+            Some(spawned) => Box::new(move || crate::worker::run_timed(spawned, task)),
+            None => task,
+        }
     }
 }

@@ -6,50 +6,65 @@
 
 #[cfg(feature = "tracing")]
 mod imp {
+    use crate::panic::{contain, drop_payload};
+    use std::panic::{catch_unwind, AssertUnwindSafe};
     use tracing::{debug, error, trace, warn, Span};
+
+    // Every call into `tracing` is contained (see `panic::contain`): a
+    // subscriber that panics must not unwind through the scheduler.
 
     /// Enters the `dreadpool.worker` span for the life of a worker thread.
     pub(crate) fn worker_span(pool: &str, worker: usize) -> tracing::span::EnteredSpan {
-        tracing::info_span!("dreadpool.worker", pool = pool, worker = worker).entered()
+        catch_unwind(AssertUnwindSafe(|| {
+            tracing::info_span!("dreadpool.worker", pool = pool, worker = worker).entered()
+        }))
+        .unwrap_or_else(|payload| {
+            drop_payload(payload);
+            Span::none().entered()
+        })
     }
 
     pub(crate) fn pool_started(pool: &str, threads: usize) {
-        debug!(pool, threads, "dreadpool started");
+        contain(|| debug!(pool, threads, "dreadpool started"));
     }
 
     pub(crate) fn pool_shutdown(pool: &str) {
-        debug!(pool, "dreadpool shut down");
+        contain(|| debug!(pool, "dreadpool shut down"));
     }
 
     pub(crate) fn task_panicked(worker: usize, message: &str) {
-        error!(worker, panic = message, "task panicked");
+        contain(|| error!(worker, panic = message, "task panicked"));
     }
 
     pub(crate) fn panic_handler_panicked(worker: usize) {
-        error!(
-            worker,
-            "the panic handler itself panicked; its panic was contained"
-        );
+        contain(|| {
+            error!(
+                worker,
+                "the panic handler itself panicked; its panic was contained"
+            )
+        });
     }
 
     pub(crate) fn worker_respawned(worker: usize) {
-        warn!(worker, "worker thread replaced after a panic");
+        contain(|| warn!(worker, "worker thread replaced after a panic"));
     }
 
     pub(crate) fn respawn_failed(worker: usize, error: &std::io::Error) {
-        error!(worker, %error, "could not spawn a replacement worker thread; the old thread carries on");
+        contain(
+            || error!(worker, %error, "could not spawn a replacement worker thread; the old thread carries on"),
+        );
     }
 
     pub(crate) fn stole(worker: usize, victim: usize, batch: usize) {
-        trace!(worker, victim, batch, "stole");
+        contain(|| trace!(worker, victim, batch, "stole"));
     }
 
     pub(crate) fn sleeping(worker: usize) {
-        trace!(worker, "sleeping");
+        contain(|| trace!(worker, "sleeping"));
     }
 
     pub(crate) fn woken(worker: usize) {
-        trace!(worker, "woken");
+        contain(|| trace!(worker, "woken"));
     }
 
     /// The span current at a spawn site, if a subscriber makes it a real one.
@@ -57,7 +72,10 @@ mod imp {
 
     impl SpawnContext {
         pub(crate) fn capture() -> Option<SpawnContext> {
-            let span = Span::current();
+            let span = catch_unwind(Span::current).unwrap_or_else(|payload| {
+                drop_payload(payload);
+                Span::none()
+            });
             (!span.is_none()).then_some(SpawnContext(span))
         }
 

@@ -12,7 +12,7 @@ use crate::panic::PanicPolicy;
 use crate::queue::{Steal, Worker};
 use crate::registry::Registry;
 use crate::sync::Arc;
-use crate::task::Task;
+use crate::task::{Envelope, Task};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
@@ -25,21 +25,21 @@ const GLOBAL_CHECK_INTERVAL: u32 = 61;
 /// What a worker owns and hands to its replacement when its thread is
 /// respawned: the same index, the same local queue (whose stealers the peers
 /// still hold), so nothing queued is lost.
-pub(crate) struct WorkerState {
+pub(crate) struct WorkerSeat {
     pub(crate) index: usize,
     pub(crate) queue: Worker<Task>,
 }
 
-impl WorkerState {
+impl WorkerSeat {
     pub(crate) fn new(index: usize, queue: Worker<Task>) -> Self {
-        WorkerState { index, queue }
+        WorkerSeat { index, queue }
     }
 }
 
 /// The running worker, reachable from its tasks through [`CURRENT`].
 struct WorkerThread {
     registry: Arc<Registry>,
-    state: WorkerState,
+    state: WorkerSeat,
     /// xorshift64 state for picking the first steal victim.
     rng: Cell<u64>,
     tick: Cell<u32>,
@@ -61,31 +61,37 @@ enum Exit {
 
 /// What the worker found when it ran out of work.
 enum Idle {
-    /// Go look for work again (it counts as searching).
+    /// Its second look found work: search again (it counts as searching).
     Search,
+    /// It slept and was woken: search (it counts as searching).
+    Woken,
     /// The pool is shut down and idle.
     Exit,
 }
 
 /// If the calling thread is a worker of `registry`, pushes `task` to its local
 /// queue; otherwise gives it back.
-pub(crate) fn push_if_local<F>(registry: &Registry, task: F) -> Result<(), F>
+pub(crate) fn push_if_local<F>(
+    registry: &Registry,
+    task: F,
+    envelope: Envelope,
+) -> Result<(), (F, Envelope)>
 where
     F: FnOnce() + Send + 'static,
 {
-    let mut task = Some(task);
+    let mut unspawned = Some((task, envelope));
     let _ = CURRENT.try_with(|current| {
         if let Some(worker) = current.borrow().as_deref() {
             if std::ptr::eq(&*worker.registry, registry) {
-                if let Some(task) = task.take() {
-                    worker.push_local(crate::task::into_task(task));
+                if let Some((task, envelope)) = unspawned.take() {
+                    worker.push_local(envelope.into_task(task));
                 }
             }
         }
     });
-    match task {
+    match unspawned {
         None => Ok(()),
-        Some(task) => Err(task),
+        Some(unspawned) => Err(unspawned),
     }
 }
 
@@ -103,8 +109,28 @@ pub(crate) fn current_index(registry: Option<&Registry>) -> Option<usize> {
         .flatten()
 }
 
+/// Runs a task picked for latency sampling, recording its schedule delay and
+/// run time on the worker that runs it.
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+pub(crate) fn run_timed(spawned: std::time::Instant, task: Task) {
+    let started = std::time::Instant::now();
+    with_recorder(|r| r.schedule_delay(started.saturating_duration_since(spawned)));
+    task();
+    let ran = started.elapsed();
+    with_recorder(|r| r.run_time(ran));
+}
+
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+fn with_recorder(f: impl FnOnce(&crate::metrics::WorkerRecorder<'_>)) {
+    let _ = CURRENT.try_with(|current| {
+        if let Some(worker) = current.borrow().as_deref() {
+            f(&worker.recorder());
+        }
+    });
+}
+
 /// The body of every worker thread, the first and every replacement.
-pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerState, mut owes_completion: bool) {
+pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_completion: bool) {
     let index = state.index;
     let _span = crate::trace::worker_span(&registry.name, index);
     loop {
@@ -113,6 +139,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerState, mut owes_com
         if owes_completion {
             // The predecessor's panicked task: counted only now, so that a
             // join() returning after a panic finds the replacement running.
+            registry.metrics.worker(index).respawned();
             registry.counts.completed(index);
         }
         let exit = worker.run();
@@ -121,25 +148,33 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerState, mut owes_com
             .expect("only the worker loop and CURRENT hold the worker")
             .state;
         match exit {
-            Exit::Shutdown => return,
-            Exit::Respawn => match registry.spawn_worker(state, true) {
-                Ok(()) => {
-                    crate::trace::worker_respawned(index);
-                    return;
+            Exit::Shutdown => {
+                registry.metrics.worker(index).stopped();
+                return;
+            }
+            Exit::Respawn => {
+                registry.metrics.worker(index).respawning();
+                match registry.spawn_worker(state, true) {
+                    Ok(()) => {
+                        crate::trace::worker_respawned(index);
+                        return;
+                    }
+                    Err(failure) => {
+                        // Keep this thread as the worker: capacity is never lost.
+                        // (Its `respawns` count still rises: the completion it
+                        // owes is counted the same way, at the top of the loop.)
+                        crate::trace::respawn_failed(index, &failure.error);
+                        state = failure.state;
+                        owes_completion = true;
+                    }
                 }
-                Err(failure) => {
-                    // Keep this thread as the worker: capacity is never lost.
-                    crate::trace::respawn_failed(index, &failure.error);
-                    state = failure.state;
-                    owes_completion = true;
-                }
-            },
+            }
         }
     }
 }
 
 impl WorkerThread {
-    fn new(registry: Arc<Registry>, state: WorkerState) -> Self {
+    fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         WorkerThread {
             registry,
@@ -149,6 +184,10 @@ impl WorkerThread {
         }
     }
 
+    fn recorder(&self) -> crate::metrics::WorkerRecorder<'_> {
+        self.registry.metrics.worker(self.state.index)
+    }
+
     fn push_local(&self, task: Task) {
         self.registry.counts.local_spawned(self.state.index);
         self.state.queue.push(task);
@@ -156,22 +195,46 @@ impl WorkerThread {
     }
 
     fn run(&self) -> Exit {
+        let recorder = self.recorder();
+        recorder.running();
+        // Counted by the sleep protocol as a searcher (woken, or back from a
+        // second look that found work).
         let mut searching = false;
+        // Woken from a park and not yet told whether that found work.
+        let mut woken = false;
         loop {
             match self.find_task() {
                 Some(task) => {
                     if searching {
                         searching = false;
                         self.stop_searching();
+                        recorder.running();
+                    }
+                    if woken {
+                        woken = false;
+                        recorder.wakeup();
                     }
                     if self.execute(task) == PanicPolicy::Respawn {
                         return Exit::Respawn;
                     }
                 }
-                None => match self.idle(searching) {
-                    Idle::Search => searching = true,
-                    Idle::Exit => return Exit::Shutdown,
-                },
+                None => {
+                    if woken {
+                        woken = false;
+                        recorder.noop_wakeup();
+                    }
+                    if !searching {
+                        recorder.stopped_running();
+                    }
+                    match self.idle(searching) {
+                        Idle::Search => searching = true,
+                        Idle::Woken => {
+                            searching = true;
+                            woken = true;
+                        }
+                        Idle::Exit => return Exit::Shutdown,
+                    }
+                }
             }
         }
     }
@@ -194,19 +257,20 @@ impl WorkerThread {
     /// Tops off the local queue from the global one, up to the backlog
     /// target, and returns one task to run now.
     fn pull_global(&self) -> Option<Task> {
+        let queued = self.state.queue.len();
         // The limit counts the popped task too, so it is at least 1.
-        let limit = self
-            .registry
-            .backlog
-            .saturating_sub(self.state.queue.len())
-            .max(1);
+        let limit = self.registry.backlog.saturating_sub(queued).max(1);
         loop {
             match self
                 .registry
                 .injector
                 .steal_batch_with_limit_and_pop(&self.state.queue, limit)
             {
-                Steal::Success(task) => return Some(task),
+                Steal::Success(task) => {
+                    let moved = self.state.queue.len().saturating_sub(queued);
+                    self.recorder().pulled_global(moved + 1);
+                    return Some(task);
+                }
                 Steal::Empty => return None,
                 Steal::Retry => continue,
             }
@@ -229,9 +293,14 @@ impl WorkerThread {
                 if victim == self.state.index {
                     continue;
                 }
+                self.recorder().steal_attempted();
+                // Our queue is empty when we steal (we only steal after
+                // popping it dry), so its length afterwards is the batch.
                 match stealers[victim].steal_batch_and_pop(&self.state.queue) {
                     Steal::Success(task) => {
-                        crate::trace::stole(self.state.index, victim, self.state.queue.len() + 1);
+                        let batch = self.state.queue.len() + 1;
+                        self.recorder().stole(victim, batch);
+                        crate::trace::stole(self.state.index, victim, batch);
                         return Some(task);
                     }
                     Steal::Retry => lost_a_race = true,
@@ -264,6 +333,8 @@ impl WorkerThread {
             }
             Err(payload) => {
                 let policy = self.registry.on_task_panic(index, payload);
+                // (on_task_panic contains the handler's and the subscriber's
+                // panics itself, so this cannot unwind.)
                 if policy != PanicPolicy::Respawn {
                     // Under Respawn the replacement counts it (see `main`).
                     self.registry.counts.completed(index);
@@ -306,8 +377,10 @@ impl WorkerThread {
             }
         }
         crate::trace::sleeping(index);
+        self.recorder().parking();
         registry.sleep.park(index);
+        self.recorder().searching();
         crate::trace::woken(index);
-        Idle::Search
+        Idle::Woken
     }
 }

@@ -69,7 +69,7 @@ fn a_failed_build_leaks_no_thread() {
 #[test]
 fn a_build_the_os_refuses_stops_the_threads_it_started() {
     // 1 TiB stacks: the first threads may start (memory is overcommitted)
-    // but the OS refuses before 32,768 of them. Whatever started is stopped.
+    // but the address space (128 TiB) runs out long before 1,024 of them. Whatever started is stopped.
     let result = ThreadPoolBuilder::new()
         .with_threads(dreadpool_core::MAX_THREADS)
         .with_stack_size(dreadpool_core::MAX_STACK_SIZE)

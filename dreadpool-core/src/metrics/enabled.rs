@@ -1,0 +1,274 @@
+//! The real recorder, compiled with the `metrics` feature.
+//!
+//! Every counter has a single writer, the worker that owns the block, so an
+//! increment is a plain `Relaxed` load and store: no locked read-modify-write
+//! on the hot path. Blocks are cache-padded so that one worker's writes never
+//! invalidate another's line. Readers (`snapshot`) load each field `Relaxed`:
+//! a snapshot is a set of individually current values, not a transaction.
+//!
+//! `tasks_run` and `tasks_spawned_local` are not kept here at all: they are
+//! the per-worker shards of the pending-task count (`pending.rs`), which the
+//! pool maintains anyway, so they cost nothing extra.
+
+use super::histogram::AtomicHistogram;
+use super::snapshot::{PoolMetrics, WorkerMetrics, WorkerState};
+use crate::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use crossbeam_utils::CachePadded;
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+/// Single-writer add.
+fn add(counter: &AtomicU64, n: u64) {
+    counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+}
+
+struct WorkerCounters {
+    global_pulls: AtomicU64,
+    steals_attempted: AtomicU64,
+    steals_succeeded: AtomicU64,
+    tasks_stolen: AtomicU64,
+    sleeps: AtomicU64,
+    wakeups: AtomicU64,
+    noop_wakeups: AtomicU64,
+    respawns: AtomicU64,
+    panics: AtomicU64,
+    /// Nanoseconds of finished running stretches.
+    busy_nanos: AtomicU64,
+    /// When the current running stretch began, in nanoseconds since the pool
+    /// started; meaningful while `state` is `Running`.
+    running_since: AtomicU64,
+    state: AtomicU8,
+    stolen_from: Box<[AtomicU64]>,
+    schedule_delay: AtomicHistogram,
+    run_time: AtomicHistogram,
+}
+
+/// A pool's metrics blocks.
+pub(crate) struct PoolRecorder {
+    started: Instant,
+    sampling: u32,
+    workers: Box<[CachePadded<WorkerCounters>]>,
+}
+
+/// The values a snapshot needs from the rest of the pool.
+pub(crate) struct PoolGauges<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) global_queue_depth: usize,
+    pub(crate) tasks_spawned_external: u64,
+    pub(crate) tasks_pending: u64,
+    pub(crate) panics: u64,
+}
+
+/// The values a worker's snapshot needs from the rest of the pool.
+pub(crate) struct WorkerGauges {
+    pub(crate) tasks_run: u64,
+    pub(crate) tasks_spawned_local: u64,
+    pub(crate) local_queue_depth: usize,
+}
+
+thread_local! {
+    /// Spawns made by this thread, for picking one in `sampling` to time.
+    static SPAWN_TICK: Cell<u32> = const { Cell::new(0) };
+}
+
+impl PoolRecorder {
+    pub(crate) fn new(workers: usize, sampling: u32) -> Self {
+        PoolRecorder {
+            started: Instant::now(),
+            sampling,
+            workers: (0..workers)
+                .map(|_| {
+                    CachePadded::new(WorkerCounters {
+                        global_pulls: AtomicU64::new(0),
+                        steals_attempted: AtomicU64::new(0),
+                        steals_succeeded: AtomicU64::new(0),
+                        tasks_stolen: AtomicU64::new(0),
+                        sleeps: AtomicU64::new(0),
+                        wakeups: AtomicU64::new(0),
+                        noop_wakeups: AtomicU64::new(0),
+                        respawns: AtomicU64::new(0),
+                        panics: AtomicU64::new(0),
+                        busy_nanos: AtomicU64::new(0),
+                        running_since: AtomicU64::new(0),
+                        state: AtomicU8::new(WorkerState::Running.to_u8()),
+                        stolen_from: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+                        schedule_delay: AtomicHistogram::new(),
+                        run_time: AtomicHistogram::new(),
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// The recorder of worker `index`; only that worker's thread may record.
+    pub(crate) fn worker(&self, index: usize) -> WorkerRecorder<'_> {
+        WorkerRecorder {
+            pool: self,
+            counters: &self.workers[index],
+        }
+    }
+
+    /// Decides at spawn time whether to time this task: one in `sampling`
+    /// spawns per spawning thread. Returns the spawn instant if so.
+    pub(crate) fn sample_spawn(&self) -> Option<Instant> {
+        if self.sampling == 0 {
+            return None;
+        }
+        let tick = SPAWN_TICK
+            .try_with(|tick| {
+                let next = tick.get().wrapping_add(1);
+                tick.set(next);
+                next
+            })
+            .ok()?;
+        (tick % self.sampling == 0).then(Instant::now)
+    }
+
+    fn nanos_since_start(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Reads everything. `worker_gauges(i)` supplies what the pool keeps
+    /// elsewhere for worker `i`.
+    pub(crate) fn snapshot(
+        &self,
+        pool: PoolGauges<'_>,
+        worker_gauges: impl Fn(usize) -> WorkerGauges,
+    ) -> PoolMetrics {
+        let now = self.nanos_since_start();
+        let workers = self
+            .workers
+            .iter()
+            .enumerate()
+            .map(|(index, c)| {
+                let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+                let state = WorkerState::from_u8(c.state.load(Ordering::Relaxed));
+                let mut busy = load(&c.busy_nanos);
+                if state == WorkerState::Running {
+                    busy += now.saturating_sub(load(&c.running_since));
+                }
+                let gauges = worker_gauges(index);
+                WorkerMetrics {
+                    index,
+                    state,
+                    tasks_run: gauges.tasks_run,
+                    tasks_spawned_local: gauges.tasks_spawned_local,
+                    global_pulls: load(&c.global_pulls),
+                    steals_attempted: load(&c.steals_attempted),
+                    steals_succeeded: load(&c.steals_succeeded),
+                    tasks_stolen: load(&c.tasks_stolen),
+                    sleeps: load(&c.sleeps),
+                    wakeups: load(&c.wakeups),
+                    noop_wakeups: load(&c.noop_wakeups),
+                    respawns: load(&c.respawns),
+                    panics: load(&c.panics),
+                    busy_duration: Duration::from_nanos(busy),
+                    local_queue_depth: gauges.local_queue_depth,
+                    stolen_from: c.stolen_from.iter().map(load).collect(),
+                    schedule_delay: c.schedule_delay.snapshot(),
+                    run_time: c.run_time.snapshot(),
+                }
+            })
+            .collect();
+        PoolMetrics {
+            name: pool.name.to_owned(),
+            threads: self.workers.len(),
+            uptime: Duration::from_nanos(now),
+            global_queue_depth: pool.global_queue_depth,
+            tasks_spawned_external: pool.tasks_spawned_external,
+            tasks_pending: pool.tasks_pending,
+            panics: pool.panics,
+            latency_sampling: self.sampling,
+            workers,
+        }
+    }
+}
+
+/// One worker's view of its own block. Only the owning worker's thread
+/// records through it.
+pub(crate) struct WorkerRecorder<'a> {
+    pool: &'a PoolRecorder,
+    counters: &'a WorkerCounters,
+}
+
+impl WorkerRecorder<'_> {
+    pub(crate) fn pulled_global(&self, tasks: usize) {
+        add(&self.counters.global_pulls, tasks as u64);
+    }
+
+    pub(crate) fn steal_attempted(&self) {
+        add(&self.counters.steals_attempted, 1);
+    }
+
+    pub(crate) fn stole(&self, victim: usize, tasks: usize) {
+        add(&self.counters.steals_succeeded, 1);
+        add(&self.counters.tasks_stolen, tasks as u64);
+        add(&self.counters.stolen_from[victim], tasks as u64);
+    }
+
+    /// The worker starts (or resumes) running tasks.
+    pub(crate) fn running(&self) {
+        let c = self.counters;
+        c.running_since
+            .store(self.pool.nanos_since_start(), Ordering::Relaxed);
+        c.state
+            .store(WorkerState::Running.to_u8(), Ordering::Relaxed);
+    }
+
+    /// The worker ran out of work: close its running stretch.
+    pub(crate) fn stopped_running(&self) {
+        let c = self.counters;
+        let stretch = self
+            .pool
+            .nanos_since_start()
+            .saturating_sub(c.running_since.load(Ordering::Relaxed));
+        add(&c.busy_nanos, stretch);
+        c.state
+            .store(WorkerState::Searching.to_u8(), Ordering::Relaxed);
+    }
+
+    pub(crate) fn parking(&self) {
+        add(&self.counters.sleeps, 1);
+        self.set_state(WorkerState::Sleeping);
+    }
+
+    pub(crate) fn searching(&self) {
+        self.set_state(WorkerState::Searching);
+    }
+
+    pub(crate) fn wakeup(&self) {
+        add(&self.counters.wakeups, 1);
+    }
+
+    pub(crate) fn noop_wakeup(&self) {
+        add(&self.counters.noop_wakeups, 1);
+    }
+
+    pub(crate) fn panicked(&self) {
+        add(&self.counters.panics, 1);
+    }
+
+    pub(crate) fn respawning(&self) {
+        self.set_state(WorkerState::Respawning);
+    }
+
+    pub(crate) fn respawned(&self) {
+        add(&self.counters.respawns, 1);
+    }
+
+    pub(crate) fn stopped(&self) {
+        self.set_state(WorkerState::Stopped);
+    }
+
+    pub(crate) fn schedule_delay(&self, delay: Duration) {
+        self.counters.schedule_delay.record(delay);
+    }
+
+    pub(crate) fn run_time(&self, time: Duration) {
+        self.counters.run_time.record(time);
+    }
+
+    fn set_state(&self, state: WorkerState) {
+        self.counters.state.store(state.to_u8(), Ordering::Relaxed);
+    }
+}

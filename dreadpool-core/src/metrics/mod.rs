@@ -1,0 +1,28 @@
+//! Per-worker lock-free counters and latency histograms.
+//!
+//! Twin modules with identical signatures, the real `enabled` with the
+//! `metrics` feature and the empty `disabled` without, so that no call site
+//! carries a `cfg` and a disabled feature compiles to nothing.
+
+#[cfg(feature = "metrics")]
+mod enabled;
+#[cfg(feature = "metrics")]
+pub(crate) use enabled::*;
+
+#[cfg(not(feature = "metrics"))]
+mod disabled;
+#[cfg(not(feature = "metrics"))]
+pub(crate) use disabled::*;
+
+#[cfg(feature = "metrics")]
+mod histogram;
+#[cfg(feature = "metrics")]
+mod snapshot;
+
+#[cfg(feature = "metrics")]
+pub use histogram::LatencyHistogram;
+#[cfg(feature = "metrics")]
+pub use snapshot::{PoolMetrics, WorkerMetrics, WorkerState};
+
+/// By default one task in this many is timed for the latency histograms.
+pub const DEFAULT_LATENCY_SAMPLING: u32 = 64;

@@ -1,0 +1,316 @@
+//! Each counter against a workload whose effect on it is known.
+#![cfg(feature = "metrics")]
+
+mod common;
+
+use common::{Gate, HANG};
+use dreadpool_core::{PanicPolicy, PoolMetrics, ThreadPool, ThreadPoolBuilder, WorkerState};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+fn pool(threads: usize) -> ThreadPool {
+    ThreadPoolBuilder::new().with_threads(threads).build()
+}
+
+/// Polls the metrics until `done` holds (or fails after `HANG`). For states
+/// that the pool reaches on its own, such as every worker falling asleep.
+fn wait_for(pool: &ThreadPool, what: &str, done: impl Fn(&PoolMetrics) -> bool) -> PoolMetrics {
+    let deadline = Instant::now() + HANG;
+    loop {
+        let m = pool.metrics();
+        if done(&m) {
+            return m;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {m:#?}"
+        );
+        thread::yield_now();
+    }
+}
+
+#[test]
+fn tasks_run_sums_to_tasks_spawned_and_global_pulls_to_external_spawns() {
+    let pool = pool(2);
+    let handle = pool.handle();
+    for _ in 0..1000 {
+        let handle = handle.clone();
+        pool.spawn(move || {
+            for _ in 0..3 {
+                handle.spawn(|| ());
+            }
+        });
+    }
+    pool.join();
+    let m = pool.metrics();
+    assert_eq!(m.tasks_spawned_external, 1000);
+    assert_eq!(
+        m.workers.iter().map(|w| w.tasks_spawned_local).sum::<u64>(),
+        3000
+    );
+    assert_eq!(m.tasks_run(), 4000);
+    // Every outside task left the global queue exactly once.
+    assert_eq!(m.workers.iter().map(|w| w.global_pulls).sum::<u64>(), 1000);
+    assert_eq!(m.tasks_pending, 0);
+    assert_eq!(m.global_queue_depth, 0);
+    assert!(m.workers.iter().all(|w| w.local_queue_depth == 0));
+    assert_eq!(m.threads, 2);
+    assert_eq!(m.name, "dreadpool");
+}
+
+#[test]
+fn a_skewed_load_makes_the_other_workers_steal() {
+    let pool = Arc::new(pool(2));
+    let stolen = Arc::new(Gate::new());
+    let (p, s) = (Arc::clone(&pool), Arc::clone(&stolen));
+    pool.spawn(move || {
+        let home = thread::current().id();
+        for _ in 0..1000 {
+            let s = Arc::clone(&s);
+            p.spawn(move || {
+                if thread::current().id() != home {
+                    s.arrive();
+                }
+            });
+        }
+        // Hold this worker: its children can now only run elsewhere, and
+        // only by being stolen from this worker's local queue.
+        assert!(s.wait_for(1), "nobody stole from the busy worker");
+    });
+    pool.join();
+    let m = pool.metrics();
+    let home = m
+        .workers
+        .iter()
+        .max_by_key(|w| w.tasks_spawned_local)
+        .unwrap()
+        .index;
+    let thief = 1 - home;
+    let t = &m.workers[thief];
+    assert!(t.steals_succeeded > 0, "{t:#?}");
+    assert!(t.steals_attempted >= t.steals_succeeded);
+    assert!(t.stolen_from[home] > 0);
+    assert_eq!(t.stolen_from[thief], 0, "a worker never steals from itself");
+    for w in &m.workers {
+        assert_eq!(w.tasks_stolen, w.stolen_from.iter().sum::<u64>());
+    }
+}
+
+#[test]
+fn an_idle_pool_reports_sleeping_workers() {
+    let pool = pool(2);
+    pool.spawn(|| ());
+    pool.join();
+    let m = wait_for(&pool, "all workers asleep", |m| {
+        m.workers_in(WorkerState::Sleeping) == 2
+    });
+    assert!(m.workers.iter().all(|w| w.sleeps >= 1), "{m:#?}");
+    // Wake them: one spawn into an all-asleep pool must wake someone.
+    let before: u64 = m.workers.iter().map(|w| w.wakeups + w.noop_wakeups).sum();
+    let (tx, rx) = mpsc::channel();
+    pool.spawn(move || tx.send(()).unwrap());
+    rx.recv_timeout(HANG).unwrap();
+    let m = wait_for(&pool, "the woken worker to be counted", |m| {
+        m.workers.iter().map(|w| w.wakeups).sum::<u64>() >= 1
+    });
+    let after: u64 = m.workers.iter().map(|w| w.wakeups + w.noop_wakeups).sum();
+    assert!(after > before);
+}
+
+#[test]
+fn panics_and_respawns_are_counted_per_worker() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_panic_policy(PanicPolicy::Respawn)
+        .build();
+    for _ in 0..10 {
+        pool.spawn(|| panic!("counted"));
+    }
+    pool.join();
+    let m = pool.metrics();
+    assert_eq!(m.panics, 10);
+    assert_eq!(m.workers.iter().map(|w| w.panics).sum::<u64>(), 10);
+    assert_eq!(m.workers.iter().map(|w| w.respawns).sum::<u64>(), 10);
+    assert_eq!(m.tasks_run(), 10);
+
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_panic_policy(PanicPolicy::Continue)
+        .build();
+    for _ in 0..10 {
+        pool.spawn(|| panic!("counted"));
+    }
+    pool.join();
+    let m = pool.metrics();
+    assert_eq!(m.workers.iter().map(|w| w.panics).sum::<u64>(), 10);
+    assert_eq!(m.workers.iter().map(|w| w.respawns).sum::<u64>(), 0);
+}
+
+#[test]
+fn a_long_task_shows_as_running_and_busy_while_it_runs() {
+    let pool = pool(1);
+    let (release, wait) = mpsc::channel::<()>();
+    let started = Arc::new(Gate::new());
+    let s = Arc::clone(&started);
+    pool.spawn(move || {
+        s.arrive();
+        let _ = wait.recv();
+    });
+    assert!(started.wait_for(1));
+    let first = pool.metrics();
+    assert_eq!(first.workers[0].state, WorkerState::Running);
+    assert_eq!(first.tasks_pending, 1);
+    // Let the clock move, then look again: busy time must have grown even
+    // though the task has not finished.
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(2) {
+        std::hint::spin_loop();
+    }
+    let second = pool.metrics();
+    assert_eq!(second.workers[0].state, WorkerState::Running);
+    assert!(
+        second.workers[0].busy_duration > first.workers[0].busy_duration,
+        "{:?} then {:?}",
+        first.workers[0].busy_duration,
+        second.workers[0].busy_duration
+    );
+    assert_eq!(second.tasks_run(), 0);
+    release.send(()).unwrap();
+    pool.join();
+    assert_eq!(pool.metrics().tasks_run(), 1);
+}
+
+#[test]
+fn queue_depths_are_live() {
+    let pool = pool(1);
+    let (release, wait) = mpsc::channel::<()>();
+    let started = Arc::new(Gate::new());
+    let s = Arc::clone(&started);
+    let handle = pool.handle();
+    pool.spawn(move || {
+        for _ in 0..10 {
+            handle.spawn(|| ());
+        }
+        s.arrive();
+        let _ = wait.recv();
+    });
+    assert!(started.wait_for(1));
+    for _ in 0..5 {
+        pool.spawn(|| ());
+    }
+    let m = pool.metrics();
+    assert_eq!(m.workers[0].local_queue_depth, 10);
+    assert_eq!(m.global_queue_depth, 5);
+    assert_eq!(m.tasks_pending, 16);
+    release.send(()).unwrap();
+    pool.join();
+}
+
+#[test]
+fn latency_histograms_count_every_sampled_task() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_latency_sampling(1)
+        .build();
+    let ran = Arc::new(AtomicUsize::new(0));
+    for _ in 0..500 {
+        let ran = Arc::clone(&ran);
+        pool.spawn(move || {
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+    pool.join();
+    let m = pool.metrics();
+    assert_eq!(m.latency_sampling, 1);
+    assert_eq!(m.schedule_delay().count(), 500);
+    assert_eq!(m.run_time().count(), 500);
+    assert!(m.run_time().quantile(0.5) < Duration::from_secs(1));
+
+    // One in 10 per spawning thread: this thread spawns 500.
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_latency_sampling(10)
+        .build();
+    for _ in 0..500 {
+        pool.spawn(|| ());
+    }
+    pool.join();
+    assert_eq!(pool.metrics().run_time().count(), 50);
+
+    // 0 turns timing off.
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_latency_sampling(0)
+        .build();
+    for _ in 0..100 {
+        pool.spawn(|| ());
+    }
+    pool.join();
+    assert_eq!(pool.metrics().run_time().count(), 0);
+}
+
+#[test]
+fn run_time_reflects_how_long_tasks_run() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_latency_sampling(1)
+        .build();
+    for _ in 0..20 {
+        pool.spawn(|| {
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_millis(1) {
+                std::hint::spin_loop();
+            }
+        });
+    }
+    pool.join();
+    let run = pool.metrics().run_time();
+    // Each task ran at least 1 ms (a loaded machine only makes it longer).
+    assert!(
+        run.quantile(0.0) >= Duration::from_micros(900),
+        "{:?}",
+        run.quantile(0.0)
+    );
+}
+
+#[test]
+fn handles_read_the_same_metrics() {
+    let pool = pool(2);
+    let handle = pool.handle();
+    pool.spawn(|| ());
+    pool.join();
+    assert_eq!(handle.metrics().tasks_run(), 1);
+    drop(pool);
+    // After shutdown the workers are reported stopped.
+    let m = handle.metrics();
+    assert_eq!(m.workers_in(WorkerState::Stopped), 2, "{m:#?}");
+}
+
+#[test]
+fn snapshots_while_the_pool_runs_flat_out() {
+    let pool = Arc::new(pool(2));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
+        thread::spawn(move || {
+            let mut last = 0;
+            let mut snapshots = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let run = pool.metrics().tasks_run();
+                assert!(run >= last, "tasks_run went backwards");
+                last = run;
+                snapshots += 1;
+            }
+            snapshots
+        })
+    };
+    for _ in 0..200_000 {
+        pool.spawn(|| ());
+    }
+    pool.join();
+    stop.store(true, Ordering::Relaxed);
+    assert!(reader.join().unwrap() > 0);
+    assert_eq!(pool.metrics().tasks_run(), 200_000);
+}
