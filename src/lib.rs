@@ -23,3 +23,10 @@
 //! ```
 
 pub use dreadpool_core::*;
+
+/// Rates, histograms, reports and export of a pool's counters: the
+/// [`dreadpool-metrics`](dreadpool_metrics) crate (feature `metrics`).
+#[cfg(feature = "metrics")]
+pub mod metrics {
+    pub use dreadpool_metrics::*;
+}

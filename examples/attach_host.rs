@@ -1,0 +1,3 @@
+//! Placeholder: see issue 5.
+
+fn main() {}

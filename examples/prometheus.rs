@@ -1,0 +1,3 @@
+//! Placeholder: see issue 4.
+
+fn main() {}
