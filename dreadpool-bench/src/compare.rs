@@ -110,6 +110,8 @@ pub struct Options {
     pub contenders: Vec<Contender>,
     /// This binary, re-executed for the child-process scenarios.
     pub exe: Option<PathBuf>,
+    /// dreadpool's backlog, if not its default (`--backlog`).
+    pub backlog: Option<usize>,
 }
 
 /// What one invocation of the binary is for.
@@ -129,6 +131,8 @@ pub enum Invocation {
         threads: usize,
         /// The sizes (only the idle window and memory task count are used).
         sizes: Sizes,
+        /// dreadpool's backlog, if not its default.
+        backlog: Option<usize>,
     },
 }
 
@@ -144,6 +148,7 @@ the targets of issue 6.
   --threads N        worker threads of every pool (default: the number of CPUs)
   --reps N           repetitions (default: 7, or 3 with --quick)
   --contenders LIST  comma-separated subset of: dreadpool,rayon,threadpool,tokio,seed
+  --backlog N        dreadpool's with_backlog (default: dreadpool's default)
   SCENARIO           any of: external nested fanout wake idle compute memory oversub
                      (also accepted as --filter a,b,...); default: all
 ";
@@ -168,6 +173,7 @@ where
     let mut child_contender = None;
     let mut memory_tasks = None;
     let mut idle_ms = None;
+    let mut backlog = None;
     let number = |flag: &str, value: Option<String>| -> Result<u64, String> {
         value
             .ok_or_else(|| format!("{flag} needs a value"))?
@@ -204,6 +210,7 @@ where
             }
             "--memory-tasks" => memory_tasks = Some(number("--memory-tasks", args.next())?),
             "--idle-ms" => idle_ms = Some(number("--idle-ms", args.next())?),
+            "--backlog" => backlog = Some(number("--backlog", args.next())?.max(1) as usize),
             other if other.starts_with('-') => return Err(format!("unknown flag {other:?}")),
             scenario => scenarios.push(scenario.to_owned()),
         }
@@ -224,6 +231,7 @@ where
             contender,
             threads,
             sizes,
+            backlog,
         });
     }
     for s in &scenarios {
@@ -240,6 +248,7 @@ where
         scenarios,
         contenders,
         exe: std::env::current_exe().ok(),
+        backlog,
     }))
 }
 
@@ -249,8 +258,9 @@ pub fn run_child(
     contender: Contender,
     threads: usize,
     sizes: Sizes,
+    backlog: Option<usize>,
 ) -> Result<f64, String> {
-    let mut set = PoolSet::new(threads);
+    let mut set = PoolSet::new(threads).with_backlog(backlog);
     match kind {
         "idle" => Ok(set.run(
             contender,
@@ -273,10 +283,14 @@ fn spawn_child(
     exe: &PathBuf,
     kind: &str,
     contender: Contender,
-    threads: usize,
-    sizes: Sizes,
+    options: &Options,
 ) -> Result<f64, String> {
-    let output = Command::new(exe)
+    let (threads, sizes) = (options.threads, options.sizes);
+    let mut command = Command::new(exe);
+    if let Some(backlog) = options.backlog {
+        command.args(["--backlog", &backlog.to_string()]);
+    }
+    let output = command
         .args(["--child", kind, "--contender", contender.name()])
         .args(["--threads", &threads.to_string()])
         .args(["--memory-tasks", &sizes.memory_tasks.to_string()])
@@ -353,8 +367,8 @@ pub fn run(options: &Options) -> Results {
     let wants = |s: &str| options.scenarios.is_empty() || options.scenarios.iter().any(|x| x == s);
     let contenders = options.contenders.clone();
     let oversub_threads = 4 * cores();
-    let mut pools = PoolSet::new(options.threads);
-    let mut oversub = PoolSet::new(oversub_threads);
+    let mut pools = PoolSet::new(options.threads).with_backlog(options.backlog);
+    let mut oversub = PoolSet::new(oversub_threads).with_backlog(options.backlog);
     let mut samples = Samples::default();
     let mut wake: BTreeMap<Contender, Histogram<u64>> = BTreeMap::new();
     let mut problems = Vec::new();
@@ -454,7 +468,7 @@ pub fn run(options: &Options) -> Results {
                 }
                 for &c in &order {
                     let figure = match &options.exe {
-                        Some(exe) => spawn_child(exe, kind, c, options.threads, sizes),
+                        Some(exe) => spawn_child(exe, kind, c, options),
                         None => Err("no executable to re-run".to_owned()),
                     };
                     match figure {
@@ -645,6 +659,16 @@ pub fn date() -> String {
         .unwrap_or_else(|| "unknown date".to_owned())
 }
 
+/// dreadpool's features in this build, as the bench crate passed them on.
+pub fn features() -> &'static str {
+    match (cfg!(feature = "tracing"), cfg!(feature = "metrics")) {
+        (true, true) => "tracing, metrics",
+        (true, false) => "tracing",
+        (false, true) => "metrics",
+        (false, false) => "none",
+    }
+}
+
 /// The full report: header, table, notes.
 pub fn render(results: &Results) -> String {
     let o = &results.options;
@@ -655,12 +679,16 @@ pub fn render(results: &Results) -> String {
     ));
     out.push_str(&format!("machine: {}\ndate: {}\n", machine(), date()));
     out.push_str(&format!(
-        "dreadpool build: {}\n\n",
+        "dreadpool build: {}, features: {}{}\n\n",
         if cfg!(debug_assertions) {
             "debug (figures meaningless)"
         } else {
             "release"
-        }
+        },
+        features(),
+        o.backlog
+            .map(|b| format!(", backlog {b}"))
+            .unwrap_or_default(),
     ));
     out.push_str(&report::markdown_table(&results.rows, &results.contenders));
     out.push('\n');

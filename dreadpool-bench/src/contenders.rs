@@ -134,14 +134,18 @@ pub trait Scenario {
 }
 
 /// Builds `contender`'s pool with `threads` workers and leaks it.
-fn build(contender: Contender, threads: usize) -> Built {
+/// `backlog` overrides dreadpool's `with_backlog` default.
+fn build(contender: Contender, threads: usize, backlog: Option<usize>) -> Built {
     match contender {
-        Contender::Dreadpool => Built::Dreadpool(Box::leak(Box::new(
-            dreadpool::ThreadPoolBuilder::new()
+        Contender::Dreadpool => {
+            let mut builder = dreadpool::ThreadPoolBuilder::new()
                 .with_threads(threads)
-                .with_thread_name("bench-dreadpool")
-                .build(),
-        ))),
+                .with_thread_name("bench-dreadpool");
+            if let Some(backlog) = backlog {
+                builder = builder.with_backlog(backlog);
+            }
+            Built::Dreadpool(Box::leak(Box::new(builder.build())))
+        }
         Contender::Rayon => Built::Rayon(Box::leak(Box::new(
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -179,6 +183,7 @@ enum Built {
 /// Pools of one thread count, built on first use and kept.
 pub struct PoolSet {
     threads: usize,
+    backlog: Option<usize>,
     built: Vec<(Contender, Built)>,
 }
 
@@ -187,8 +192,16 @@ impl PoolSet {
     pub fn new(threads: usize) -> Self {
         PoolSet {
             threads,
+            backlog: None,
             built: Vec::new(),
         }
+    }
+
+    /// Sets dreadpool's backlog (`ThreadPoolBuilder::with_backlog`) for the
+    /// pools built from now on; `None` keeps dreadpool's default.
+    pub fn with_backlog(mut self, backlog: Option<usize>) -> Self {
+        self.backlog = backlog;
+        self
     }
 
     /// The worker count of every pool in the set.
@@ -202,7 +215,7 @@ impl PoolSet {
         let built = match self.built.iter().find(|(c, _)| *c == contender) {
             Some((_, built)) => *built,
             None => {
-                let built = build(contender, self.threads);
+                let built = build(contender, self.threads, self.backlog);
                 self.built.push((contender, built));
                 built
             }

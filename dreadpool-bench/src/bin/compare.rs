@@ -14,7 +14,8 @@ fn main() {
             contender,
             threads,
             sizes,
-        }) => match compare::run_child(&kind, contender, threads, sizes) {
+            backlog,
+        }) => match compare::run_child(&kind, contender, threads, sizes, backlog) {
             Ok(figure) => {
                 println!("RESULT {figure}");
                 // The pool may be blocked on purpose (memory): do not wait.
