@@ -191,7 +191,15 @@ impl ThreadPoolBuilder {
             return Err(BuildError::InvalidBacklog);
         }
 
-        let queues: Vec<Worker<_>> = (0..threads).map(|_| Worker::new_fifo()).collect();
+        // LIFO local queues, not the seed's FIFO: a worker waiting inside a
+        // task (scope, broadcast, TaskHandle::join) runs other tasks on its
+        // own stack, and popping its newest task (its own scope's children)
+        // keeps that nesting as deep as the task tree, where FIFO would walk
+        // the tree breadth-first, one stack frame per open scope, and
+        // overflow the stack (a 10M-element parallel quicksort did). Newest
+        // first is also the cache-warm order. Fairness is kept by thieves,
+        // which take the oldest tasks, and by the global queue check.
+        let queues: Vec<Worker<_>> = (0..threads).map(|_| Worker::new_lifo()).collect();
         let registry = Arc::new(Registry::new(RegistryConfig {
             name,
             stealers: queues.iter().map(Worker::stealer).collect(),

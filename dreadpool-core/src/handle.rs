@@ -66,6 +66,23 @@ impl Handle {
         self.registry.try_spawn(task).map_err(SpawnError::new)
     }
 
+    /// Spawns `task` and returns a [`TaskHandle`](crate::TaskHandle) to its
+    /// result (see
+    /// [`ThreadPool::spawn_with_handle`](crate::ThreadPool::spawn_with_handle)).
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks.
+    pub fn spawn_with_handle<F, T>(&self, task: F) -> crate::TaskHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let (task, handle) = crate::task_handle::with_handle(task);
+        self.spawn(task);
+        handle
+    }
+
     /// The number of worker threads.
     pub fn threads(&self) -> usize {
         self.registry.threads()

@@ -8,6 +8,10 @@
 //!
 //! - [`ThreadPoolBuilder`] configures and starts a [`ThreadPool`].
 //! - [`ThreadPool::spawn`] / [`Handle::spawn`] run a closure on the pool.
+//! - [`ThreadPool::spawn_with_handle`] returns a [`TaskHandle`] to the
+//!   task's result; [`ThreadPool::scope`] spawns tasks that borrow from the
+//!   caller's stack; [`ThreadPool::broadcast`] runs a closure on every
+//!   worker; [`current`] finds the pool a task runs in.
 //! - [`ThreadPool::join`] waits until the pool is idle; dropping the pool
 //!   drains it and joins its threads.
 //! - [`PanicPolicy`] decides what a panicking task does to its worker.
@@ -32,19 +36,24 @@
 //! assert_eq!(rx.recv().unwrap(), 42);
 //! ```
 
+mod broadcast;
 mod builder;
+mod current;
 mod error;
 mod handle;
 mod idle_latch;
+mod latch;
 mod metrics;
 mod panic;
 mod pending;
 mod pool;
 mod queue;
 mod registry;
+mod scope;
 mod sleep;
 mod sync;
 mod task;
+mod task_handle;
 mod trace;
 mod worker;
 
@@ -52,6 +61,7 @@ pub use builder::{
     ThreadPoolBuilder, DEFAULT_BACKLOG, DEFAULT_THREAD_NAME, MAX_STACK_SIZE, MAX_THREADS,
     MIN_STACK_SIZE, THREADS_ENV,
 };
+pub use current::{current, current_worker_index};
 pub use error::{BuildError, SpawnError};
 pub use handle::Handle;
 pub use metrics::DEFAULT_LATENCY_SAMPLING;
@@ -59,3 +69,5 @@ pub use metrics::DEFAULT_LATENCY_SAMPLING;
 pub use metrics::{LatencyHistogram, PoolMetrics, WorkerMetrics, WorkerState};
 pub use panic::{PanicPayload, PanicPolicy};
 pub use pool::ThreadPool;
+pub use scope::Scope;
+pub use task_handle::TaskHandle;

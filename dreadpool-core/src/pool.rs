@@ -3,7 +3,9 @@
 use crate::error::SpawnError;
 use crate::handle::Handle;
 use crate::registry::Registry;
+use crate::scope::Scope;
 use crate::sync::Arc;
+use crate::task_handle::TaskHandle;
 use crate::worker;
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -86,6 +88,81 @@ impl ThreadPool {
         self.registry.try_spawn(task).map_err(SpawnError::new)
     }
 
+    /// Spawns `task` and returns a [`TaskHandle`] to its result. See
+    /// [`TaskHandle`] for what happens to its panic (it goes to the handle,
+    /// not to the pool's panic policy).
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks.
+    pub fn spawn_with_handle<F, T>(&self, task: F) -> TaskHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.handle().spawn_with_handle(task)
+    }
+
+    /// Runs `body` with a [`Scope`] on which it can spawn tasks that borrow
+    /// anything outliving the scope, and returns `body`'s value once every
+    /// task spawned on the scope (including tasks spawned by those tasks) has
+    /// finished.
+    ///
+    /// If `body` panicked, that panic is re-raised (after the wait); else if
+    /// any scoped task panicked, the first one is. Scoped task panics are the
+    /// scope's: like [`TaskHandle`] panics they do not trip the pool's panic
+    /// policy nor reach its handler.
+    ///
+    /// Opened from one of the pool's own tasks, the waiting worker keeps
+    /// running tasks (its own scope's, or anyone's) instead of blocking its
+    /// thread, so scopes nest to any depth on any number of threads.
+    ///
+    /// ```
+    /// fn sum(pool: &dreadpool::ThreadPool, data: &[u64]) -> u64 {
+    ///     if data.len() < 1000 {
+    ///         return data.iter().sum();
+    ///     }
+    ///     let (left, right) = data.split_at(data.len() / 2);
+    ///     let (mut a, mut b) = (0, 0);
+    ///     pool.scope(|s| {
+    ///         s.spawn(|| a = sum(pool, left));
+    ///         s.spawn(|| b = sum(pool, right));
+    ///     });
+    ///     a + b
+    /// }
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(2).build();
+    /// let data: Vec<u64> = (0..100_000).collect();
+    /// assert_eq!(sum(&pool, &data), 99_999 * 100_000 / 2);
+    /// ```
+    pub fn scope<'env, F, R>(&self, body: F) -> R
+    where
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> R,
+    {
+        crate::scope::run(&self.registry, body)
+    }
+
+    /// Runs `f(worker_index)` once on every worker and waits for all of them;
+    /// returns the results by worker index. For per-thread setup such as
+    /// warming thread-local caches. If any call panicked, the first panic is
+    /// re-raised after all of them ended.
+    ///
+    /// ```
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(3).build();
+    /// let names = pool.broadcast(|_| std::thread::current().name().unwrap().to_owned());
+    /// assert_eq!(names, ["dreadpool-0", "dreadpool-1", "dreadpool-2"]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Re-raises the first panic of `f`.
+    pub fn broadcast<F, R>(&self, f: F) -> Vec<R>
+    where
+        F: Fn(usize) -> R + Sync,
+        R: Send,
+    {
+        crate::broadcast::broadcast(&self.registry, f)
+    }
+
     /// A cheap, cloneable spawner for this pool (see [`Handle`]).
     pub fn handle(&self) -> Handle {
         Handle {
@@ -103,7 +180,7 @@ impl ThreadPool {
     /// itself forever.
     pub fn join(&self) {
         self.assert_not_own_task("join");
-        self.registry.latch.wait(&self.registry.counts, None);
+        self.registry.joiners.wait(&self.registry.counts, None);
     }
 
     /// Like [`join`](Self::join), giving up after `timeout`. Returns true when
@@ -115,7 +192,7 @@ impl ThreadPool {
     pub fn join_timeout(&self, timeout: Duration) -> bool {
         self.assert_not_own_task("join_timeout");
         let deadline = Instant::now().checked_add(timeout);
-        self.registry.latch.wait(&self.registry.counts, deadline)
+        self.registry.joiners.wait(&self.registry.counts, deadline)
     }
 
     /// The number of worker threads.

@@ -10,7 +10,7 @@ use crate::queue::{Injector, Stealer};
 use crate::sleep::Sleep;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::{lock, Arc, Mutex};
-use crate::task::{Envelope, Task};
+use crate::task::{Envelope, IntoTask, Task};
 use crate::worker::{self, WorkerSeat};
 use std::thread::JoinHandle;
 
@@ -22,9 +22,12 @@ pub(crate) struct Registry {
     pub(crate) injector: Injector<Task>,
     /// Every worker's local queue, as peers (and monitors) see it.
     pub(crate) stealers: Box<[Stealer<Task>]>,
+    /// Per worker, tasks addressed to that worker alone (`broadcast`); only
+    /// the owner takes from its inbox.
+    pub(crate) inboxes: Box<[Injector<Task>]>,
     pub(crate) sleep: Sleep,
     pub(crate) counts: TaskCounts,
-    pub(crate) latch: IdleLatch,
+    pub(crate) joiners: IdleLatch,
     pub(crate) metrics: PoolRecorder,
     /// The seed's ideal local backlog, topped off from the global queue.
     pub(crate) backlog: usize,
@@ -66,10 +69,11 @@ impl Registry {
         Registry {
             name: config.name,
             injector: Injector::new(),
+            inboxes: (0..workers).map(|_| Injector::new()).collect(),
             stealers: config.stealers,
             sleep: Sleep::new(workers),
             counts: TaskCounts::new(workers),
-            latch: IdleLatch::new(),
+            joiners: IdleLatch::new(),
             metrics: PoolRecorder::new(workers, config.latency_sampling),
             backlog: config.backlog,
             panic_policy: config.panic_policy,
@@ -90,10 +94,7 @@ impl Registry {
     /// Spawns `task`: into the current worker's local queue when called from
     /// one of this pool's tasks, else into the global queue. Gives the task
     /// back if the pool is shutting down and the caller is outside it.
-    pub(crate) fn try_spawn<F>(&self, task: F) -> Result<(), F>
-    where
-        F: FnOnce() + Send + 'static,
-    {
+    pub(crate) fn try_spawn<T: IntoTask>(&self, task: T) -> Result<(), T> {
         let envelope = Envelope::new(self);
         let (task, envelope) = match worker::push_if_local(self, task, envelope) {
             Ok(()) => return Ok(()),
@@ -116,10 +117,36 @@ impl Registry {
         Ok(())
     }
 
-    /// True when some queue holds a task. Called by a worker that registered
-    /// to sleep, after the registration's fence.
+    /// Spawns `task` into worker `index`'s inbox, to run on that worker and
+    /// no other. The same acceptance rule as [`try_spawn`](Self::try_spawn):
+    /// refused after shutdown unless the caller is one of the pool's tasks.
+    pub(crate) fn try_spawn_on<T: IntoTask>(&self, index: usize, task: T) -> Result<(), T> {
+        let envelope = Envelope::new(self);
+        // Counted and checked exactly as in `try_spawn` (same argument).
+        self.counts.external_spawned();
+        if self.shutdown.load(Ordering::SeqCst) && worker::current_index(Some(self)).is_none() {
+            self.counts.external_refused();
+            self.sleep.wake_all();
+            return Err(task);
+        }
+        self.inboxes[index].push(envelope.into_task(task));
+        // Only worker `index` may take it, so wake that one: its sleep
+        // registration (under the idle lock that `wake_specific` takes)
+        // precedes its second look at its inbox.
+        self.sleep.wake_specific(index);
+        Ok(())
+    }
+
+    /// True when some queue holds a task that any worker may take. For the
+    /// "more work for more workers" decision after a search.
     pub(crate) fn has_visible_work(&self) -> bool {
         !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    }
+
+    /// True when some queue holds a task that worker `index` may take. Called
+    /// by a worker that registered to sleep, after the registration's fence.
+    pub(crate) fn has_visible_work_for(&self, index: usize) -> bool {
+        self.has_visible_work() || !self.inboxes[index].is_empty()
     }
 
     pub(crate) fn is_shutting_down(&self) -> bool {

@@ -9,6 +9,32 @@ use crate::registry::Registry;
 /// [`spawn`](crate::ThreadPool::spawn), so a task owns what it captures.
 pub(crate) type Task = Box<dyn FnOnce() + Send + 'static>;
 
+/// Anything that can become a [`Task`]: any `'static` closure, or a task that
+/// is already boxed (scopes and broadcasts box their closures themselves, and
+/// must not pay a second allocation).
+pub(crate) trait IntoTask: Send + 'static {
+    fn into_task(self) -> Task;
+}
+
+impl<F> IntoTask for F
+where
+    F: FnOnce() + Send + 'static,
+{
+    fn into_task(self) -> Task {
+        Box::new(self)
+    }
+}
+
+/// A task boxed by its spawner. (`FnOnce` is a fundamental trait, so this
+/// impl does not overlap the closure one: `Boxed` is not a closure.)
+pub(crate) struct Boxed(pub(crate) Task);
+
+impl IntoTask for Boxed {
+    fn into_task(self) -> Task {
+        self.0
+    }
+}
+
 /// What a spawn learns about its task before it commits to it.
 ///
 /// Capturing the spawn site's span calls into the `tracing` subscriber, which
@@ -35,13 +61,11 @@ impl Envelope {
     /// thread) is also wrapped to time its schedule delay and run time. Every
     /// other task, and every task without those features, is boxed as it is:
     /// no extra size, no extra work.
-    pub(crate) fn into_task<F>(self, f: F) -> Task
-    where
-        F: FnOnce() + Send + 'static,
-    {
+    pub(crate) fn into_task(self, task: impl IntoTask) -> Task {
+        let task = task.into_task();
         let task: Task = match self.context {
-            Some(context) => Box::new(move || context.in_scope(f)),
-            None => Box::new(f),
+            Some(context) => Box::new(move || context.in_scope(task)),
+            None => task,
         };
         match self.sampled_at {
             Some(spawned) => Box::new(move || crate::worker::run_timed(spawned, task)),

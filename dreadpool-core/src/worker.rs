@@ -2,20 +2,23 @@
 //!
 //! Each pass: every [`GLOBAL_CHECK_INTERVAL`] tasks, take one task from the
 //! global queue first, so external work never starves behind a flood of local
-//! work; otherwise pop the local queue; when it is empty, top it off from the
+//! work; otherwise pop the local queue (newest first: see the comment on
+//! `Worker::new_lifo` in `builder.rs`); when it is empty, top it off from the
 //! global queue (up to the backlog target, popping one to run at once); when
 //! that is empty too, steal a batch from a peer, starting at a random one;
 //! when nothing is anywhere, sleep (see `sleep/README.md`) or, once the pool
 //! shuts down and is idle, exit.
 
+use crate::latch::Latch;
 use crate::panic::PanicPolicy;
 use crate::queue::{Steal, Worker};
 use crate::registry::Registry;
 use crate::sync::Arc;
-use crate::task::{Envelope, Task};
+use crate::task::{Envelope, IntoTask, Task};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
+use std::time::Instant;
 
 /// Every this many tasks a worker looks at the global queue before its own.
 /// Go's scheduler uses 61 for the same purpose: prime, so it does not beat in
@@ -57,6 +60,17 @@ enum Exit {
     Shutdown,
     /// A task panicked under [`PanicPolicy::Respawn`]: replace the thread.
     Respawn,
+    /// A nested loop's latch was set.
+    Done,
+    /// A nested loop's deadline passed.
+    TimedOut,
+}
+
+/// What a nested worker loop (a worker waiting inside one of its tasks)
+/// runs until.
+struct WaitTarget<'a> {
+    latch: &'a Latch,
+    deadline: Option<Instant>,
 }
 
 /// What the worker found when it ran out of work.
@@ -71,14 +85,11 @@ enum Idle {
 
 /// If the calling thread is a worker of `registry`, pushes `task` to its local
 /// queue; otherwise gives it back.
-pub(crate) fn push_if_local<F>(
+pub(crate) fn push_if_local<T: IntoTask>(
     registry: &Registry,
-    task: F,
+    task: T,
     envelope: Envelope,
-) -> Result<(), (F, Envelope)>
-where
-    F: FnOnce() + Send + 'static,
-{
+) -> Result<(), (T, Envelope)> {
     let mut unspawned = Some((task, envelope));
     let _ = CURRENT.try_with(|current| {
         if let Some(worker) = current.borrow().as_deref() {
@@ -93,6 +104,54 @@ where
         None => Ok(()),
         Some(unspawned) => Err(unspawned),
     }
+}
+
+/// Waits until `latch` is set, or until `deadline`; returns whether it is set.
+///
+/// On a worker thread (of any pool) the worker keeps running its pool's
+/// tasks while it waits, and sleeps through the pool's sleep protocol when
+/// there are none, so waiting inside a task can never deadlock the pool (see
+/// `latch.rs`). A task it runs meanwhile that panics under
+/// [`PanicPolicy::Respawn`] is handled as under `Continue`: the thread cannot
+/// be replaced in the middle of the task that is waiting. On any other thread
+/// it simply blocks. A long task run meanwhile can delay the return past
+/// `deadline`.
+pub(crate) fn wait_for(latch: &Latch, deadline: Option<Instant>) -> bool {
+    if latch.is_set() {
+        return true;
+    }
+    let worker = CURRENT
+        .try_with(|current| current.borrow().clone())
+        .ok()
+        .flatten();
+    let Some(worker) = worker else {
+        return latch.wait_blocking(deadline);
+    };
+    latch.register_worker(Arc::clone(&worker.registry), worker.state.index);
+    match worker.run_loop(Some(&WaitTarget { latch, deadline })) {
+        Exit::Done => true,
+        Exit::TimedOut => {
+            latch.unregister_worker();
+            latch.is_set()
+        }
+        // Neither can happen while the waiting task itself is pending (the
+        // pool is not idle, and nested loops handle Respawn as Continue);
+        // if it ever did, blocking is still correct.
+        Exit::Shutdown | Exit::Respawn => latch.wait_blocking(deadline),
+    }
+}
+
+/// The registry of the pool whose worker runs on this thread, if any.
+pub(crate) fn current_registry() -> Option<Arc<Registry>> {
+    CURRENT
+        .try_with(|current| {
+            current
+                .borrow()
+                .as_deref()
+                .map(|worker| Arc::clone(&worker.registry))
+        })
+        .ok()
+        .flatten()
 }
 
 /// The index of the worker running on this thread, if it belongs to
@@ -142,13 +201,13 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
             registry.metrics.worker(index).respawned();
             registry.counts.completed(index);
         }
-        let exit = worker.run();
+        let exit = worker.run_loop(None);
         CURRENT.with(|current| current.borrow_mut().take());
         state = Rc::into_inner(worker)
             .expect("only the worker loop and CURRENT hold the worker")
             .state;
         match exit {
-            Exit::Shutdown => {
+            Exit::Shutdown | Exit::Done | Exit::TimedOut => {
                 registry.metrics.worker(index).stopped();
                 return;
             }
@@ -194,7 +253,10 @@ impl WorkerThread {
         self.registry.sleep.notify_local_task();
     }
 
-    fn run(&self) -> Exit {
+    /// The worker loop. `until` is `None` for the thread's main loop, which
+    /// runs until shutdown (or a respawn); `Some` for a worker waiting inside
+    /// one of its tasks, which runs until the target's latch is set.
+    fn run_loop(&self, until: Option<&WaitTarget<'_>>) -> Exit {
         let recorder = self.recorder();
         recorder.running();
         // Counted by the sleep protocol as a searcher (woken, or back from a
@@ -203,6 +265,25 @@ impl WorkerThread {
         // Woken from a park and not yet told whether that found work.
         let mut woken = false;
         loop {
+            if let Some(target) = until {
+                let exit = if target.latch.is_set() {
+                    Some(Exit::Done)
+                } else if target.deadline.is_some_and(|d| Instant::now() >= d) {
+                    Some(Exit::TimedOut)
+                } else {
+                    None
+                };
+                if let Some(exit) = exit {
+                    if searching {
+                        self.stop_searching();
+                        recorder.running();
+                    }
+                    if woken {
+                        recorder.wakeup();
+                    }
+                    return exit;
+                }
+            }
             match self.find_task() {
                 Some(task) => {
                     if searching {
@@ -214,7 +295,7 @@ impl WorkerThread {
                         woken = false;
                         recorder.wakeup();
                     }
-                    if self.execute(task) == PanicPolicy::Respawn {
+                    if self.execute(task, until.is_some()) == PanicPolicy::Respawn {
                         return Exit::Respawn;
                     }
                 }
@@ -226,7 +307,7 @@ impl WorkerThread {
                     if !searching {
                         recorder.stopped_running();
                     }
-                    match self.idle(searching) {
+                    match self.idle(searching, until) {
                         Idle::Search => searching = true,
                         Idle::Woken => {
                             searching = true;
@@ -243,15 +324,28 @@ impl WorkerThread {
         let tick = self.tick.get().wrapping_add(1);
         self.tick.set(tick);
         if tick % GLOBAL_CHECK_INTERVAL == 0 {
-            if let Some(task) = self.pull_global() {
+            if let Some(task) = self.pull_inbox().or_else(|| self.pull_global()) {
                 return Some(task);
             }
         }
         self.state
             .queue
             .pop()
+            .or_else(|| self.pull_inbox())
             .or_else(|| self.pull_global())
             .or_else(|| self.steal_from_peers())
+    }
+
+    /// Takes a task addressed to this worker alone (`broadcast`).
+    fn pull_inbox(&self) -> Option<Task> {
+        let inbox = &self.registry.inboxes[self.state.index];
+        loop {
+            match inbox.steal() {
+                Steal::Success(task) => return Some(task),
+                Steal::Empty => return None,
+                Steal::Retry => continue,
+            }
+        }
     }
 
     /// Tops off the local queue from the global one, up to the backlog
@@ -323,8 +417,10 @@ impl WorkerThread {
     }
 
     /// Runs one task, catching its panic. Returns the policy to apply:
-    /// anything but `Respawn` means carry on with this thread.
-    fn execute(&self, task: Task) -> PanicPolicy {
+    /// anything but `Respawn` means carry on with this thread. `nested` (the
+    /// worker is waiting inside another task) turns `Respawn` into
+    /// `Continue`: the thread cannot be replaced under the waiting task.
+    fn execute(&self, task: Task, nested: bool) -> PanicPolicy {
         let index = self.state.index;
         match catch_unwind(AssertUnwindSafe(task)) {
             Ok(()) => {
@@ -335,11 +431,12 @@ impl WorkerThread {
                 let policy = self.registry.on_task_panic(index, payload);
                 // (on_task_panic contains the handler's and the subscriber's
                 // panics itself, so this cannot unwind.)
-                if policy != PanicPolicy::Respawn {
-                    // Under Respawn the replacement counts it (see `main`).
-                    self.registry.counts.completed(index);
+                if policy == PanicPolicy::Respawn && !nested {
+                    // The replacement counts the completion (see `main`).
+                    return PanicPolicy::Respawn;
                 }
-                policy
+                self.registry.counts.completed(index);
+                PanicPolicy::Continue
             }
         }
     }
@@ -356,18 +453,19 @@ impl WorkerThread {
 
     /// Nothing to do anywhere: register to sleep, look once more, then park,
     /// exit, or go back to searching.
-    fn idle(&self, searching: bool) -> Idle {
+    fn idle(&self, searching: bool, until: Option<&WaitTarget<'_>>) -> Idle {
         let registry = &self.registry;
         let index = self.state.index;
         registry.sleep.register_sleeper(index, searching);
-        // Second look, after the registration's SeqCst fence.
-        if registry.has_visible_work() {
+        // Second look, after the registration's SeqCst fence: the queues, and
+        // for a waiting worker its latch (see `latch.rs`).
+        if registry.has_visible_work_for(index) || until.is_some_and(|t| t.latch.is_set()) {
             registry.sleep.cancel(index);
             return Idle::Search;
         }
         let shutting_down = registry.is_shutting_down();
-        if (shutting_down || registry.latch.has_waiters()) && registry.counts.is_idle() {
-            registry.latch.release_waiters_if_idle(&registry.counts);
+        if (shutting_down || registry.joiners.has_waiters()) && registry.counts.is_idle() {
+            registry.joiners.release_waiters_if_idle(&registry.counts);
             if shutting_down {
                 registry.sleep.cancel(index);
                 registry.sleep.stop_searching();
@@ -378,7 +476,10 @@ impl WorkerThread {
         }
         crate::trace::sleeping(index);
         self.recorder().parking();
-        registry.sleep.park(index);
+        match until.and_then(|t| t.deadline) {
+            Some(deadline) => registry.sleep.park_until(index, deadline),
+            None => registry.sleep.park(index),
+        }
         self.recorder().searching();
         crate::trace::woken(index);
         Idle::Woken

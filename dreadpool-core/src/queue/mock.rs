@@ -2,8 +2,8 @@
 //!
 //! crossbeam-deque's lock-free internals are invisible to loom, so the models
 //! run against these mutex-protected `VecDeque`s instead. They keep the
-//! semantics the scheduler relies on: a FIFO `Worker` whose owner pushes to
-//! the back and pops from the front, `Stealer`s that take from the front,
+//! semantics the scheduler relies on: a LIFO `Worker` whose owner pushes to
+//! and pops from the back, `Stealer`s that take from the front (the oldest),
 //! batch steals that move up to half of the victim's tasks, and an `Injector`
 //! any thread pushes to. They never return `Retry` (a lock cannot lose a
 //! race), which the scheduler treats the same as a success that moved nothing.
@@ -70,13 +70,13 @@ impl<T> Injector<T> {
     }
 }
 
-/// A worker's own FIFO queue.
+/// A worker's own LIFO queue.
 pub(crate) struct Worker<T> {
     queue: Shared<T>,
 }
 
 impl<T> Worker<T> {
-    pub(crate) fn new_fifo() -> Self {
+    pub(crate) fn new_lifo() -> Self {
         Worker {
             queue: Arc::new(Mutex::new(VecDeque::new())),
         }
@@ -87,7 +87,7 @@ impl<T> Worker<T> {
     }
 
     pub(crate) fn pop(&self) -> Option<T> {
-        lock(&self.queue).pop_front()
+        lock(&self.queue).pop_back()
     }
 
     pub(crate) fn len(&self) -> usize {

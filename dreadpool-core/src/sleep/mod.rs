@@ -104,6 +104,27 @@ impl Sleep {
         }
     }
 
+    /// Wakes worker `index` if it is registered as a sleeper (it becomes a
+    /// searcher); does nothing if it is awake. For latches, whose waiter must
+    /// be woken however many others sleep.
+    pub(crate) fn wake_specific(&self, index: usize) {
+        let found = {
+            let mut idle = lock(&self.idle);
+            match idle.iter().position(|&i| i == index) {
+                Some(position) => {
+                    idle.swap_remove(position);
+                    self.state
+                        .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+                    true
+                }
+                None => false,
+            }
+        };
+        if found {
+            self.parkers[index].unpark();
+        }
+    }
+
     /// Wakes every sleeper (shutdown, or a refused spawn that may have made
     /// the pool idle). Each becomes a searcher.
     pub(crate) fn wake_all(&self) {
@@ -170,6 +191,14 @@ impl Sleep {
     /// then counts as searching.
     pub(crate) fn park(&self, index: usize) {
         self.parkers[index].park();
+    }
+
+    /// Like [`park`](Self::park), but gives up at `deadline`; either way
+    /// the worker is no longer registered afterwards and counts as searching.
+    pub(crate) fn park_until(&self, index: usize, deadline: std::time::Instant) {
+        if !self.parkers[index].park_until(deadline) {
+            self.cancel(index);
+        }
     }
 
     /// Worker stops searching (it found work, or it exits). Returns true when

@@ -31,6 +31,21 @@ impl Parker {
         *notified = false;
     }
 
+    /// Like [`park`](Self::park), giving up at `deadline`. Returns whether it
+    /// consumed a token (false: timed out, no token).
+    pub(crate) fn park_until(&self, deadline: std::time::Instant) -> bool {
+        let mut notified = lock(&self.notified);
+        while !*notified {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            notified = crate::sync::wait_timeout(&self.condvar, notified, deadline - now);
+        }
+        *notified = false;
+        true
+    }
+
     /// Wakes the parked thread, or makes its next `park` return at once.
     pub(crate) fn unpark(&self) {
         *lock(&self.notified) = true;
