@@ -17,8 +17,8 @@ where
     let threads = registry.threads();
     let results: Vec<Mutex<Option<R>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     let state = ScopeState::new();
-    for index in 0..threads {
-        let (f, slot) = (&f, &results[index]);
+    for (index, slot) in results.iter().enumerate() {
+        let f = &f;
         state.add_task();
         let task = state.task(move || {
             let value = f(index);

@@ -72,17 +72,20 @@ impl TaskCounts {
 
     /// Counts a task about to be pushed to the global queue.
     ///
-    /// `SeqCst`: pairs with the shutdown flag (see `Registry::try_spawn`):
-    /// either the spawner sees the flag and backs out, or the draining workers
-    /// see this count and wait for the task.
+    /// `AcqRel`, pairing with the read-modify-write in [`pending`]: either
+    /// the spawner sees the shutdown flag and backs out, or the draining
+    /// workers see this count and wait for the task (the argument is in
+    /// `sleep/README.md`, "Shutdown racing spawn").
+    ///
+    /// [`pending`]: Self::pending
     pub(crate) fn external_spawned(&self) {
-        self.external.fetch_add(1, Ordering::SeqCst);
+        self.external.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Takes back an [`external_spawned`](Self::external_spawned) whose task
     /// was refused (the pool was shutting down) and never queued.
     pub(crate) fn external_refused(&self) {
-        self.external.fetch_sub(1, Ordering::SeqCst);
+        self.external.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Counts a task that worker `index` is about to push to its own queue.
@@ -124,11 +127,16 @@ impl TaskCounts {
             .iter()
             .map(|w| w.completed.load(Ordering::Acquire))
             .sum();
-        // SeqCst: a draining worker reads this after its SeqCst read of the
-        // shutdown flag; a spawner that raced the shutdown counted (SeqCst)
-        // before its own read of the flag. In the single SeqCst order the
-        // count then precedes this load, so the drain waits for that task.
-        let spawned: u64 = self.external.load(Ordering::SeqCst)
+        // A read-modify-write, not a load: it reads the latest count in the
+        // counter's modification order. A draining worker calls this after
+        // reading the shutdown flag (acquire); a racing spawner counted
+        // before reading the flag. If the spawner's count comes first in the
+        // counter's order, this sees it; if this comes first, the spawner's
+        // count acquires from it (AcqRel), hence from the flag store the
+        // worker had read, and the spawner sees the flag and backs out.
+        // No reliance on a single SeqCst order of loads and stores, which
+        // loom does not model (it models SeqCst fences).
+        let spawned: u64 = self.external.fetch_add(0, Ordering::AcqRel)
             + self
                 .workers
                 .iter()

@@ -100,12 +100,13 @@ impl Registry {
             Ok(()) => return Ok(()),
             Err(unspawned) => unspawned,
         };
-        // Count first, then look at the flag; `begin_shutdown` stores the flag
-        // first, then the workers count. Both SeqCst: either we see the flag
-        // and back out, or the draining workers see our count and wait for
-        // the task we are about to push.
+        // Count first, then look at the flag (acquire); `begin_shutdown`
+        // stores the flag (release), and draining workers read it, then the
+        // count with a read-modify-write. Either we see the flag and back
+        // out, or the draining workers see our count and wait for the task we
+        // are about to push (see `TaskCounts::pending`).
         self.counts.external_spawned();
-        if self.shutdown.load(Ordering::SeqCst) {
+        if self.shutdown.load(Ordering::Acquire) {
             self.counts.external_refused();
             // Our count may have been all that kept a draining worker or a
             // joiner waiting: let every sleeper look again.
@@ -124,7 +125,7 @@ impl Registry {
         let envelope = Envelope::new(self);
         // Counted and checked exactly as in `try_spawn` (same argument).
         self.counts.external_spawned();
-        if self.shutdown.load(Ordering::SeqCst) && worker::current_index(Some(self)).is_none() {
+        if self.shutdown.load(Ordering::Acquire) && worker::current_index(Some(self)).is_none() {
             self.counts.external_refused();
             self.sleep.wake_all();
             return Err(task);
@@ -150,15 +151,17 @@ impl Registry {
     }
 
     pub(crate) fn is_shutting_down(&self) -> bool {
-        self.shutdown.load(Ordering::SeqCst)
+        self.shutdown.load(Ordering::Acquire)
     }
 
     /// Refuses work from outside from now on and wakes every worker so that
     /// they drain the queues and exit.
     pub(crate) fn begin_shutdown(&self) {
-        // SeqCst: pairs with the spawner's count-then-check in `try_spawn`,
-        // and with the sleeper's fence before it reads the flag.
-        self.shutdown.store(true, Ordering::SeqCst);
+        // Release: a worker or spawner that reads the flag (acquire) sees
+        // everything before the shutdown. The race with spawners is argued
+        // at `try_spawn`; sleepers see it through the idle-list lock that
+        // `wake_all` takes next.
+        self.shutdown.store(true, Ordering::Release);
         self.sleep.wake_all();
     }
 
