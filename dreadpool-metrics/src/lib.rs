@@ -1,1 +1,119 @@
-//! Rates, histograms, reports and export for dreadpool's counters (work in progress: see issue 4).
+//! Rates, histograms, reports and export for [dreadpool](https://docs.rs/dreadpool)'s
+//! counters.
+//!
+//! The core's [`ThreadPool::metrics`](dreadpool_core::ThreadPool::metrics)
+//! returns raw monotonic counters. This crate turns them into what a person
+//! or a monitoring system reads, and carries them out of the process:
+//!
+//! - [`Snapshot`]: a serde mirror of the core's `PoolMetrics`. Everything
+//!   below works from snapshots, so a pool in this process and a pool
+//!   attached over a socket share all code.
+//! - [`Monitor`]: samples a pool (or is fed snapshots) and returns
+//!   [`Interval`]s, the tokio-metrics shape: deltas, per-second rates,
+//!   division-safe ratios (an empty interval gives 0, never NaN), busy
+//!   ratios, queue depths, the steal matrix row per worker, and latency
+//!   [`Quantiles`] per interval and since the start, from `hdrhistogram`.
+//! - [`Report`]: all of it, as a terminal table with a one-line summary in
+//!   the spirit of Go's schedtrace, or as JSON.
+//! - [`Exporter`] and [`Client`]: newline-delimited JSON over a Unix socket
+//!   or loopback TCP, for `dreadpool-top --attach` and anything else.
+//! - With the `metrics-rs` feature, [`publish`]: the counters and gauges
+//!   through the `metrics` facade, for Prometheus, StatsD and the rest.
+//!
+//! Most users reach this crate as `dreadpool::metrics` (the facade's
+//! `metrics` feature).
+//!
+//! ```
+//! use dreadpool::ThreadPoolBuilder;
+//! use dreadpool::metrics::Monitor;
+//!
+//! let pool = ThreadPoolBuilder::new().with_threads(2).build();
+//! let mut monitor = Monitor::new(&pool);
+//! for _ in 0..1000 {
+//!     pool.spawn(|| ());
+//! }
+//! pool.join();
+//! let interval = monitor.sample();
+//! assert_eq!(interval.tasks_run, 1000);
+//! println!("{interval}"); // SCHED 2ms: pool=dreadpool threads=2 running=0 idle=2 ...
+//! println!("{}", monitor.report()); // the table
+//! ```
+//!
+//! # Wire protocol
+//!
+//! An [`Exporter`] listens on a Unix domain socket path or on TCP at a
+//! loopback address (it refuses any other). Each connection is a stream of
+//! UTF-8 JSON objects, one per line (`\n`-terminated), schema version
+//! [`SCHEMA_VERSION`] (currently 1), carried as `"v"` in every message.
+//!
+//! From the exporter, tagged by `"type"`:
+//!
+//! | `type` | when | fields |
+//! |---|---|---|
+//! | `hello` | first, on connect | `v`, `server` (`"dreadpool-metrics"`), `version` (crate version), `pid`, `interval_ms`, `pools` (names, in frame order) |
+//! | `snapshots` | every `interval_ms` (and on request) | `v`, `seq` (tick number from 1; a gap means frames were dropped for a slow reader), `pools`: one [`Snapshot`] per pool, in `hello` order |
+//! | `pong` | answer to `ping` | `v` |
+//! | `error` | answer to a bad request; also before closing a refused connection | `v`, `error` (text) |
+//!
+//! A [`Snapshot`] is an object with `name`, `threads`, `uptime_ns`,
+//! `global_queue_depth`, `tasks_spawned_external`, `tasks_pending`,
+//! `panics`, `latency_sampling` and `workers`, an array of objects with
+//! `index`, `state` (`"running"`, `"searching"`, `"sleeping"`,
+//! `"respawning"`, `"stopped"`), `tasks_run`, `tasks_spawned_local`,
+//! `global_pulls`, `steals_attempted`, `steals_succeeded`, `tasks_stolen`,
+//! `sleeps`, `wakeups`, `noop_wakeups`, `respawns`, `panics`, `busy_ns`,
+//! `local_queue_depth`, `stolen_from` (array: tasks stolen from each peer),
+//! and `schedule_delay` and `run_time`: `{"buckets": [[lower_ns, upper_ns,
+//! count], ...], "outliers": n}` with only the non-empty buckets, in
+//! increasing order. Durations are integer nanoseconds; counts are
+//! monotonic over the pool's life; a rate is the difference of two
+//! snapshots over the difference of their `uptime_ns`.
+//!
+//! From the client, optional, one object per line, at most
+//! [`MAX_REQUEST_LINE`] bytes: `{"request":"ping"}`,
+//! `{"request":"snapshot"}` (a `snapshots` message read now) or
+//! `{"request":"hello"}`. Anything else gets an `error` line and the
+//! connection stays open; an over-long line gets an `error` line and is
+//! closed.
+//!
+//! Compatibility: readers ignore fields and message types they do not know,
+//! and missing fields read as zero; `v` changes only for a change that
+//! would mislead an older reader, and a [`Client`] refuses an exporter of
+//! another version with [`ClientError::Version`].
+//!
+//! ```text
+//! {"type":"hello","v":1,"server":"dreadpool-metrics","version":"0.1.0","pid":4242,"interval_ms":250,"pools":["io"]}
+//! {"type":"snapshots","v":1,"seq":1,"pools":[{"name":"io","threads":2,"uptime_ns":250431002,...}]}
+//! ```
+//!
+//! Anything that reads lines reads the stream: `socat - UNIX-CONNECT:/tmp/app.sock | jq .`
+
+mod client;
+mod endpoint;
+mod error;
+mod exporter;
+mod histogram;
+mod interval;
+mod monitor;
+mod nanos;
+mod protocol;
+#[cfg(feature = "metrics-rs")]
+pub mod publish;
+mod report;
+mod snapshot;
+
+pub use client::{Client, Frame, Hello, CONNECT_TIMEOUT};
+pub use endpoint::Endpoint;
+pub use error::{AddrError, ClientError, ExportError};
+pub use exporter::{
+    Exporter, ExporterBuilder, ExporterStats, DEFAULT_CLIENT_BUFFER, DEFAULT_INTERVAL,
+    DEFAULT_MAX_CLIENTS, DEFAULT_WRITE_TIMEOUT,
+};
+pub use histogram::{Distribution, Quantiles, MAX_TRACKED_BATCH, MAX_TRACKED_DEPTH};
+pub use interval::{Interval, StateCounts, WorkerInterval};
+pub use monitor::{Intervals, Monitor};
+pub use protocol::{MAX_REQUEST_LINE, SCHEMA_VERSION};
+#[cfg(feature = "metrics-rs")]
+pub use publish::Publisher;
+pub use report::Report;
+pub use snapshot::{Bucket, HistogramSnapshot, Snapshot, WorkerSnapshot, WorkerState};

@@ -1,0 +1,732 @@
+//! [`Exporter`]: serves snapshots of one or several pools on a local socket.
+//!
+//! Threads, not an async runtime: one accepts connections, one ticks (reads
+//! every pool once per interval, serialises one frame, hands it to every
+//! client's bounded queue without waiting), and each client has a writer
+//! (drains its queue into the socket, with a write timeout) and a reader
+//! (answers requests). So the pools are only ever read, never waited on, and
+//! a slow client loses frames (then, past the write timeout, its connection)
+//! without slowing anyone else.
+
+use crate::endpoint::{Conn, Endpoint};
+use crate::error::ExportError;
+use crate::protocol::{self, Line, Outgoing, Request, MAX_REQUEST_LINE, SCHEMA_VERSION};
+use crate::snapshot::Snapshot;
+use dreadpool_core::{Handle, ThreadPool};
+use std::fmt;
+use std::io::{self, BufReader, Write};
+use std::net::{SocketAddr, TcpListener};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+/// Default time between frames.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(250);
+/// Default frames buffered per client before frames are dropped for it.
+pub const DEFAULT_CLIENT_BUFFER: usize = 16;
+/// Default most clients served at once.
+pub const DEFAULT_MAX_CLIENTS: usize = 32;
+/// Default time a write to a client may block before the client is dropped.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+type Frame = Arc<[u8]>;
+
+/// Configures an [`Exporter`]: which pools, how often, how much patience
+/// with slow clients. Finish with [`bind`](Self::bind).
+///
+/// ```
+/// use dreadpool::ThreadPoolBuilder;
+/// use dreadpool::metrics::Exporter;
+/// use std::time::Duration;
+///
+/// let io = ThreadPoolBuilder::new().with_threads(2).with_thread_name("io").build();
+/// let cpu = ThreadPoolBuilder::new().with_threads(2).with_thread_name("cpu").build();
+/// let path = std::env::temp_dir().join(format!("dreadpool-doc-{}.sock", std::process::id()));
+/// let exporter = Exporter::builder()
+///     .pool(&io)
+///     .pool(&cpu)
+///     .interval(Duration::from_millis(100))
+///     .bind(path.to_str().unwrap())?;
+/// assert_eq!(exporter.pools(), 2);
+/// drop(exporter); // stops serving and removes the socket file
+/// assert!(!path.exists());
+/// # Ok::<(), dreadpool::metrics::ExportError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ExporterBuilder {
+    pools: Vec<Handle>,
+    interval: Duration,
+    client_buffer: usize,
+    max_clients: usize,
+    write_timeout: Duration,
+}
+
+impl Default for ExporterBuilder {
+    fn default() -> Self {
+        ExporterBuilder {
+            pools: Vec::new(),
+            interval: DEFAULT_INTERVAL,
+            client_buffer: DEFAULT_CLIENT_BUFFER,
+            max_clients: DEFAULT_MAX_CLIENTS,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
+        }
+    }
+}
+
+impl ExporterBuilder {
+    /// Adds a pool. Pools appear in every frame in the order they were
+    /// added; that position is their identity on the wire.
+    pub fn pool(self, pool: &ThreadPool) -> Self {
+        self.handle(pool.handle())
+    }
+
+    /// Adds the pool behind `handle`.
+    pub fn handle(mut self, handle: Handle) -> Self {
+        self.pools.push(handle);
+        self
+    }
+
+    /// Adds several pools' handles.
+    pub fn handles(mut self, handles: impl IntoIterator<Item = Handle>) -> Self {
+        self.pools.extend(handles);
+        self
+    }
+
+    /// Time between frames (default [`DEFAULT_INTERVAL`], at least 1 ms).
+    pub fn interval(mut self, interval: Duration) -> Self {
+        self.interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Frames buffered per client (default [`DEFAULT_CLIENT_BUFFER`], at
+    /// least 1). When a client's buffer is full, new frames are dropped for
+    /// that client (it sees a gap in `seq`).
+    pub fn client_buffer(mut self, frames: usize) -> Self {
+        self.client_buffer = frames.max(1);
+        self
+    }
+
+    /// Most clients at once (default [`DEFAULT_MAX_CLIENTS`]); one more gets
+    /// an error line and is closed.
+    pub fn max_clients(mut self, clients: usize) -> Self {
+        self.max_clients = clients.max(1);
+        self
+    }
+
+    /// How long one write to a client may block (default
+    /// [`DEFAULT_WRITE_TIMEOUT`]) before that client is disconnected as
+    /// dead or too slow.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Starts serving on `addr`: a Unix socket path, or `HOST:PORT` on a
+    /// loopback address (see [`Endpoint::parse`]; port 0 picks a free port,
+    /// [`Exporter::endpoint`] tells which).
+    ///
+    /// # Errors
+    ///
+    /// [`ExportError::NotLoopback`] for a TCP address off this machine,
+    /// [`ExportError::InUse`] when another exporter serves on the path,
+    /// [`ExportError::NotASocket`] when the path is some other file,
+    /// [`ExportError::NoPools`], and binding or thread errors.
+    pub fn bind(self, addr: &str) -> Result<Exporter, ExportError> {
+        self.bind_endpoint(Endpoint::parse(addr)?)
+    }
+
+    /// Like [`bind`](Self::bind), with an already parsed endpoint.
+    pub fn bind_endpoint(self, endpoint: Endpoint) -> Result<Exporter, ExportError> {
+        if self.pools.is_empty() {
+            return Err(ExportError::NoPools);
+        }
+        let (listener, endpoint) = Listener::bind(endpoint)?;
+        Exporter::start(self, listener, endpoint)
+    }
+}
+
+/// Counters of an exporter's work, for tests and for the host's own logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ExporterStats {
+    /// Clients connected now.
+    pub clients: usize,
+    /// Clients accepted since the start.
+    pub accepted: u64,
+    /// Connections refused because `max_clients` were connected.
+    pub refused: u64,
+    /// Frames produced (ticks).
+    pub frames: u64,
+    /// Frames not delivered to some client because its buffer was full.
+    pub frames_dropped: u64,
+    /// Clients disconnected because a write blocked past the timeout.
+    pub slow_disconnects: u64,
+    /// Malformed or unknown requests answered with an error.
+    pub bad_requests: u64,
+}
+
+/// Serves snapshots of one or several pools to clients on a local socket,
+/// as newline-delimited JSON (the schema is in the crate docs).
+///
+/// Add two lines to a host application and watch it live with
+/// `dreadpool-top --attach PATH`:
+///
+/// ```
+/// use dreadpool::ThreadPoolBuilder;
+/// use dreadpool::metrics::{Client, Exporter};
+///
+/// let pool = ThreadPoolBuilder::new().with_threads(2).build();
+/// let path = std::env::temp_dir().join(format!("dreadpool-doc2-{}.sock", std::process::id()));
+/// let _exporter = Exporter::bind(&pool, path.to_str().unwrap())?;
+///
+/// // Elsewhere (usually another process):
+/// let mut client = Client::connect(path.to_str().unwrap())?;
+/// let pools = client.next_snapshots()?;
+/// assert_eq!(pools.len(), 1);
+/// assert_eq!(pools[0].threads, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Several clients are served at once, each from its own bounded buffer: a
+/// client that reads slowly misses frames and, once a write to it blocks
+/// for the write timeout, is disconnected; the pools and the other clients
+/// never wait for it. A request line that does not parse gets an `error`
+/// line back. Dropping the exporter closes every connection, joins its
+/// threads and removes the socket file. Pools that shut down while served
+/// keep appearing in frames, with their workers stopped.
+pub struct Exporter {
+    shared: Arc<Shared>,
+    endpoint: Endpoint,
+    accept_thread: Option<JoinHandle<()>>,
+    tick_thread: Option<JoinHandle<()>>,
+    stop_tick: Option<SyncSender<()>>,
+    /// The socket file we created, and its inode, to remove it on drop only
+    /// if it is still ours.
+    socket_file: Option<(PathBuf, u64)>,
+}
+
+impl Exporter {
+    /// A builder, to export several pools or change the defaults.
+    pub fn builder() -> ExporterBuilder {
+        ExporterBuilder::default()
+    }
+
+    /// Exports one pool with the default settings: the two-line case.
+    pub fn bind(pool: &ThreadPool, addr: &str) -> Result<Exporter, ExportError> {
+        Self::builder().pool(pool).bind(addr)
+    }
+
+    /// Exports the pools behind `handles` with the default settings.
+    pub fn new(handles: Vec<Handle>, addr: &str) -> Result<Exporter, ExportError> {
+        Self::builder().handles(handles).bind(addr)
+    }
+
+    fn start(
+        config: ExporterBuilder,
+        listener: Listener,
+        endpoint: Endpoint,
+    ) -> Result<Exporter, ExportError> {
+        let socket_file = match &endpoint {
+            Endpoint::Unix(path) => std::fs::metadata(path)
+                .ok()
+                .map(|m| (path.clone(), m.ino())),
+            Endpoint::Tcp(_) => None,
+        };
+        let shared = Arc::new(Shared {
+            hello: hello_line(&config),
+            pools: config.pools,
+            interval: config.interval,
+            client_buffer: config.client_buffer,
+            max_clients: config.max_clients,
+            write_timeout: config.write_timeout,
+            stopping: AtomicBool::new(false),
+            clients: Mutex::new(Vec::new()),
+            last_frame: Mutex::new(None),
+            seq: AtomicU64::new(0),
+            next_id: AtomicUsize::new(0),
+            stats: Stats::default(),
+        });
+        let mut exporter = Exporter {
+            shared: Arc::clone(&shared),
+            endpoint,
+            accept_thread: None,
+            tick_thread: None,
+            stop_tick: None,
+            socket_file,
+        };
+        // From here on, an error drops `exporter`, which undoes what started.
+        let (stop_tick, stopped) = mpsc::sync_channel(1);
+        exporter.stop_tick = Some(stop_tick);
+        let s = Arc::clone(&shared);
+        exporter.tick_thread = Some(
+            thread::Builder::new()
+                .name("dreadpool-export-tick".into())
+                .spawn(move || tick_loop(&s, &stopped))
+                .map_err(ExportError::Thread)?,
+        );
+        let s = Arc::clone(&shared);
+        exporter.accept_thread = Some(
+            thread::Builder::new()
+                .name("dreadpool-export-accept".into())
+                .spawn(move || accept_loop(&s, &listener))
+                .map_err(ExportError::Thread)?,
+        );
+        Ok(exporter)
+    }
+
+    /// Where it listens (for TCP port 0, with the port actually bound).
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// The address for [`Client::connect`](crate::Client::connect), as a
+    /// string.
+    pub fn addr(&self) -> String {
+        match &self.endpoint {
+            Endpoint::Unix(path) => path.display().to_string(),
+            Endpoint::Tcp(addr) => addr.to_string(),
+        }
+    }
+
+    /// Number of pools exported.
+    pub fn pools(&self) -> usize {
+        self.shared.pools.len()
+    }
+
+    /// Counters of the exporter's work so far.
+    pub fn stats(&self) -> ExporterStats {
+        let s = &self.shared.stats;
+        ExporterStats {
+            clients: lock(&self.shared.clients).len(),
+            accepted: s.accepted.load(Ordering::Relaxed),
+            refused: s.refused.load(Ordering::Relaxed),
+            frames: s.frames.load(Ordering::Relaxed),
+            frames_dropped: s.frames_dropped.load(Ordering::Relaxed),
+            slow_disconnects: s.slow_disconnects.load(Ordering::Relaxed),
+            bad_requests: s.bad_requests.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Stops serving: closes every connection, joins the threads, removes
+    /// the socket file. `Drop` does the same.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        // Wake the ticker (a full channel means it is already woken).
+        if let Some(stop) = self.stop_tick.take() {
+            let _ = stop.try_send(());
+        }
+        if let Some(t) = self.tick_thread.take() {
+            let _ = t.join();
+        }
+        // Wake the accept loop with a connection of our own. If that fails
+        // (someone removed the socket file), leave the thread: it exits at
+        // its next connection, and holds nothing but the listener.
+        if let Some(t) = self.accept_thread.take() {
+            if Conn::connect(&self.endpoint, Duration::from_secs(1)).is_ok() {
+                let _ = t.join();
+            }
+        }
+        let clients: Vec<ClientSlot> = lock(&self.shared.clients).drain(..).collect();
+        for client in &clients {
+            client.conn.shutdown();
+        }
+        for client in clients {
+            drop(client.frames);
+            for t in client.threads {
+                let _ = t.join();
+            }
+        }
+        if let Some((path, ino)) = self.socket_file.take() {
+            let ours = std::fs::metadata(&path).is_ok_and(|m| m.ino() == ino);
+            if ours {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl fmt::Debug for Exporter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Exporter")
+            .field("endpoint", &self.endpoint)
+            .field("pools", &self.shared.pools.len())
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// What every exporter thread shares.
+struct Shared {
+    pools: Vec<Handle>,
+    interval: Duration,
+    client_buffer: usize,
+    max_clients: usize,
+    write_timeout: Duration,
+    hello: Frame,
+    stopping: AtomicBool,
+    clients: Mutex<Vec<ClientSlot>>,
+    last_frame: Mutex<Option<Frame>>,
+    seq: AtomicU64,
+    next_id: AtomicUsize,
+    stats: Stats,
+}
+
+#[derive(Default)]
+struct Stats {
+    accepted: AtomicU64,
+    refused: AtomicU64,
+    frames: AtomicU64,
+    frames_dropped: AtomicU64,
+    slow_disconnects: AtomicU64,
+    bad_requests: AtomicU64,
+}
+
+impl Shared {
+    fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Reads every pool now and serialises one `snapshots` line.
+    fn frame(&self, seq: u64) -> Frame {
+        let pools: Vec<Snapshot> = self
+            .pools
+            .iter()
+            .map(|h| Snapshot::from(&h.metrics()))
+            .collect();
+        protocol::line(&Outgoing::Snapshots {
+            v: SCHEMA_VERSION,
+            seq,
+            pools: &pools,
+        })
+        .into()
+    }
+}
+
+/// One connected client, as the ticker and the shutdown see it.
+struct ClientSlot {
+    frames: SyncSender<Frame>,
+    conn: Conn,
+    alive: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; if something did, the data
+    // (a list of clients, a frame) is still consistent.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn hello_line(config: &ExporterBuilder) -> Frame {
+    let names: Vec<String> = config.pools.iter().map(|h| h.name().to_string()).collect();
+    protocol::line(&Outgoing::Hello {
+        v: SCHEMA_VERSION,
+        server: env!("CARGO_PKG_NAME"),
+        version: env!("CARGO_PKG_VERSION"),
+        pid: std::process::id(),
+        interval_ms: u64::try_from(config.interval.as_millis()).unwrap_or(u64::MAX),
+        pools: names.iter().map(String::as_str).collect(),
+    })
+    .into()
+}
+
+fn error_line(message: &str) -> Frame {
+    protocol::line(&Outgoing::Error {
+        v: SCHEMA_VERSION,
+        error: message,
+    })
+    .into()
+}
+
+fn tick_loop(shared: &Shared, stopped: &Receiver<()>) {
+    loop {
+        match stopped.recv_timeout(shared.interval) {
+            Err(RecvTimeoutError::Timeout) => {}
+            // Told to stop, or the exporter is gone.
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+        if shared.is_stopping() {
+            return;
+        }
+        let seq = shared.seq.fetch_add(1, Ordering::Relaxed) + 1;
+        let frame = shared.frame(seq);
+        shared.stats.frames.fetch_add(1, Ordering::Relaxed);
+        *lock(&shared.last_frame) = Some(Arc::clone(&frame));
+        let mut gone = Vec::new();
+        {
+            let mut clients = lock(&shared.clients);
+            clients.retain_mut(|client| {
+                if !client.alive.load(Ordering::SeqCst) {
+                    client.conn.shutdown();
+                    gone.push(std::mem::take(&mut client.threads));
+                    return false;
+                }
+                match client.frames.try_send(Arc::clone(&frame)) {
+                    Ok(()) => true,
+                    Err(TrySendError::Full(_)) => {
+                        shared.stats.frames_dropped.fetch_add(1, Ordering::Relaxed);
+                        true
+                    }
+                    Err(TrySendError::Disconnected(_)) => {
+                        client.conn.shutdown();
+                        gone.push(std::mem::take(&mut client.threads));
+                        false
+                    }
+                }
+            });
+        }
+        // A finished client's threads have exited or are about to (its
+        // socket is shut down): join them outside the lock.
+        for threads in gone {
+            for t in threads {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+fn accept_loop(shared: &Arc<Shared>, listener: &Listener) {
+    loop {
+        let conn = listener.accept();
+        if shared.is_stopping() {
+            return;
+        }
+        match conn {
+            Ok(conn) => admit(shared, conn),
+            // A failed accept (the peer left first, or out of descriptors
+            // for a moment) affects that connection only.
+            Err(_) => continue,
+        }
+    }
+}
+
+fn admit(shared: &Arc<Shared>, conn: Conn) {
+    let _ = conn.set_write_timeout(Some(shared.write_timeout));
+    let mut clients = lock(&shared.clients);
+    // Forget clients that have left since the last tick (their threads are
+    // exiting on their own) so that they do not count against the limit.
+    clients.retain(|c| {
+        let alive = c.alive.load(Ordering::SeqCst);
+        if !alive {
+            c.conn.shutdown();
+        }
+        alive
+    });
+    if clients.len() >= shared.max_clients {
+        drop(clients);
+        shared.stats.refused.fetch_add(1, Ordering::Relaxed);
+        let mut conn = conn;
+        let _ = conn.write_all(&error_line("too many clients"));
+        conn.shutdown();
+        return;
+    }
+    let (Ok(reader_conn), Ok(slot_conn)) = (conn.try_clone(), conn.try_clone()) else {
+        conn.shutdown();
+        return;
+    };
+    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    let (frames, queue) = mpsc::sync_channel::<Frame>(shared.client_buffer);
+    let alive = Arc::new(AtomicBool::new(true));
+    // The hello and the latest frame go first, so a client has something to
+    // show at once.
+    let _ = frames.try_send(Arc::clone(&shared.hello));
+    if let Some(frame) = lock(&shared.last_frame).clone() {
+        let _ = frames.try_send(frame);
+    }
+    let mut threads = Vec::with_capacity(2);
+    let writer = {
+        let (shared, alive) = (Arc::clone(shared), Arc::clone(&alive));
+        thread::Builder::new()
+            .name(format!("dreadpool-export-w{id}"))
+            .spawn(move || write_loop(&shared, conn, &queue, &alive))
+    };
+    match writer {
+        Ok(t) => threads.push(t),
+        Err(_) => {
+            slot_conn.shutdown();
+            return;
+        }
+    }
+    let reader = {
+        let (shared, alive, replies) = (Arc::clone(shared), Arc::clone(&alive), frames.clone());
+        thread::Builder::new()
+            .name(format!("dreadpool-export-r{id}"))
+            .spawn(move || read_loop(&shared, reader_conn, &replies, &alive))
+    };
+    // Without a reader the client still gets its stream; its requests go
+    // unanswered.
+    if let Ok(t) = reader {
+        threads.push(t);
+    }
+    shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
+    clients.push(ClientSlot {
+        frames,
+        conn: slot_conn,
+        alive,
+        threads,
+    });
+}
+
+fn write_loop(shared: &Shared, mut conn: Conn, queue: &Receiver<Frame>, alive: &AtomicBool) {
+    // Ends when the queue's senders are gone (the exporter stopped or
+    // dropped this client) or a write fails (the client left, or blocked us
+    // past the write timeout).
+    while let Ok(frame) = queue.recv() {
+        if let Err(e) = conn.write_all(&frame) {
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) {
+                shared
+                    .stats
+                    .slow_disconnects
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            break;
+        }
+    }
+    alive.store(false, Ordering::SeqCst);
+    conn.shutdown();
+}
+
+fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &AtomicBool) {
+    let mut reader = BufReader::new(conn);
+    let mut line = Vec::new();
+    loop {
+        match protocol::read_line(&mut reader, &mut line, MAX_REQUEST_LINE) {
+            Ok(Line::Complete) => {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let reply = answer(shared, &line);
+                // A reply to a client whose buffer is full is dropped like a
+                // frame: it is not reading.
+                if replies.try_send(reply).is_err() && !alive.load(Ordering::SeqCst) {
+                    break;
+                }
+            }
+            Ok(Line::TooLong) => {
+                shared.stats.bad_requests.fetch_add(1, Ordering::Relaxed);
+                let _ = replies.try_send(error_line("request line too long; closing"));
+                break;
+            }
+            Ok(Line::Eof) | Err(_) => break,
+        }
+    }
+    // The client closed its side (or sent too much): the writer may still
+    // be busy with our last reply, so close only our half; the writer ends
+    // when the client is gone or when the ticker drops it.
+    alive.store(false, Ordering::SeqCst);
+}
+
+fn answer(shared: &Shared, line: &[u8]) -> Frame {
+    match serde_json::from_slice::<Request>(line) {
+        Ok(Request::Ping) => protocol::line(&Outgoing::Pong { v: SCHEMA_VERSION }).into(),
+        Ok(Request::Hello) => Arc::clone(&shared.hello),
+        Ok(Request::Snapshot) => shared.frame(shared.seq.load(Ordering::Relaxed)),
+        Err(e) => {
+            shared.stats.bad_requests.fetch_add(1, Ordering::Relaxed);
+            error_line(&format!(
+                "bad request ({e}); send one JSON object a line: {{\"request\":\"ping\"|\"snapshot\"|\"hello\"}}"
+            ))
+        }
+    }
+}
+
+/// A listening socket of either kind.
+enum Listener {
+    Unix(UnixListener),
+    Tcp(TcpListener),
+}
+
+impl Listener {
+    fn bind(endpoint: Endpoint) -> Result<(Listener, Endpoint), ExportError> {
+        match endpoint {
+            Endpoint::Unix(path) => {
+                clear_stale_socket(&path)?;
+                let listener = UnixListener::bind(&path).map_err(|source| ExportError::Bind {
+                    addr: path.display().to_string(),
+                    source,
+                })?;
+                Ok((Listener::Unix(listener), Endpoint::Unix(path)))
+            }
+            Endpoint::Tcp(addr) => {
+                if !addr.ip().is_loopback() {
+                    return Err(ExportError::NotLoopback { addr });
+                }
+                let bind_error = |source| ExportError::Bind {
+                    addr: addr.to_string(),
+                    source,
+                };
+                let listener = TcpListener::bind(addr).map_err(bind_error)?;
+                let bound: SocketAddr = listener.local_addr().map_err(bind_error)?;
+                Ok((Listener::Tcp(listener), Endpoint::Tcp(bound)))
+            }
+        }
+    }
+
+    fn accept(&self) -> io::Result<Conn> {
+        match self {
+            Listener::Unix(l) => l.accept().map(|(s, _)| Conn::Unix(s)),
+            Listener::Tcp(l) => l.accept().map(|(s, _)| {
+                let _ = s.set_nodelay(true);
+                Conn::Tcp(s)
+            }),
+        }
+    }
+}
+
+/// Removes a socket file left by an exporter that died without cleaning up;
+/// refuses to touch a live socket or anything that is not a socket.
+fn clear_stale_socket(path: &Path) -> Result<(), ExportError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !meta.file_type().is_socket() {
+        return Err(ExportError::NotASocket {
+            path: path.to_path_buf(),
+        });
+    }
+    match UnixStream::connect(path) {
+        Ok(_) => Err(ExportError::InUse {
+            path: path.to_path_buf(),
+        }),
+        Err(_) => {
+            let _ = std::fs::remove_file(path);
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hello_names_the_pools() {
+        let pool = dreadpool_core::ThreadPoolBuilder::new()
+            .with_threads(1)
+            .with_thread_name("hello")
+            .build();
+        let line = hello_line(&ExporterBuilder::default().pool(&pool));
+        let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(v["type"], "hello");
+        assert_eq!(v["v"], SCHEMA_VERSION);
+        assert_eq!(v["pools"][0], "hello");
+        assert_eq!(line.last(), Some(&b'\n'));
+    }
+}

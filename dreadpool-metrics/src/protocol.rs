@@ -1,0 +1,204 @@
+//! The wire protocol: newline-delimited JSON, one message a line. The schema
+//! is documented in the crate docs ("Wire protocol"); this module is its
+//! single source of truth in code.
+
+use crate::snapshot::Snapshot;
+use serde::{Deserialize, Serialize};
+use std::io::{self, BufRead};
+
+/// The version of the wire schema this crate speaks, sent as `"v"` in every
+/// message. It changes only when a change would mislead an older reader;
+/// added fields do not change it (readers ignore fields they do not know,
+/// and missing fields read as zero).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The longest request line an exporter reads; a longer one gets an error
+/// reply and the connection is closed.
+pub const MAX_REQUEST_LINE: usize = 64 * 1024;
+
+/// The longest message line a client reads.
+pub(crate) const MAX_MESSAGE_LINE: usize = 256 * 1024 * 1024;
+
+/// A message from the exporter (the owned form, for writing).
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum Outgoing<'a> {
+    Hello {
+        v: u32,
+        server: &'static str,
+        version: &'static str,
+        pid: u32,
+        interval_ms: u64,
+        pools: Vec<&'a str>,
+    },
+    Snapshots {
+        v: u32,
+        seq: u64,
+        pools: &'a [Snapshot],
+    },
+    Pong {
+        v: u32,
+    },
+    Error {
+        v: u32,
+        error: &'a str,
+    },
+}
+
+/// A message from the exporter, as a client reads it.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum Incoming {
+    Hello {
+        #[serde(default)]
+        v: u32,
+        #[serde(default)]
+        server: String,
+        #[serde(default)]
+        version: String,
+        #[serde(default)]
+        pid: u32,
+        #[serde(default)]
+        interval_ms: u64,
+        #[serde(default)]
+        pools: Vec<String>,
+    },
+    Snapshots {
+        #[serde(default)]
+        seq: u64,
+        pools: Vec<Snapshot>,
+    },
+    Pong,
+    Error {
+        #[serde(default)]
+        error: String,
+    },
+    /// A message type added by a newer exporter: skipped.
+    #[serde(other)]
+    Other,
+}
+
+/// A request from a client.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "request", rename_all = "lowercase")]
+pub(crate) enum Request {
+    /// Answered with `pong`.
+    Ping,
+    /// Answered with a `snapshots` message read now.
+    Snapshot,
+    /// Answered with the `hello` message again.
+    Hello,
+}
+
+/// Serialises `message` as one line, newline included.
+pub(crate) fn line(message: &Outgoing<'_>) -> Vec<u8> {
+    // Serialising these types cannot fail: no maps with non-string keys, no
+    // non-finite floats (every rate is division-safe), no I/O.
+    let mut out = serde_json::to_vec(message).unwrap_or_else(|e| {
+        let text = format!(
+            "{{\"type\":\"error\",\"v\":{SCHEMA_VERSION},\"error\":{:?}}}",
+            e.to_string()
+        );
+        text.into_bytes()
+    });
+    out.push(b'\n');
+    out
+}
+
+/// What [`read_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Line {
+    /// A line (without its newline) is in the buffer.
+    Complete,
+    /// The stream ended; a partial last line, if any, is in the buffer.
+    Eof,
+    /// The line was longer than the limit: the buffer holds its start.
+    TooLong,
+}
+
+/// Reads one `\n`-terminated line into `buf` (cleared first), reading at
+/// most `max` bytes of it, so that a peer cannot make us buffer without end.
+pub(crate) fn read_line(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Line> {
+    buf.clear();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(Line::Eof);
+        }
+        let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (&available[..at], Some(at + 1)),
+            None => (available, None),
+        };
+        let room = max.saturating_sub(buf.len());
+        if chunk.len() > room {
+            buf.extend_from_slice(&chunk[..room]);
+            let used = chunk.len();
+            reader.consume(used);
+            return Ok(Line::TooLong);
+        }
+        buf.extend_from_slice(chunk);
+        match found {
+            Some(used) => {
+                reader.consume(used);
+                if buf.last() == Some(&b'\r') {
+                    buf.pop();
+                }
+                return Ok(Line::Complete);
+            }
+            None => {
+                let used = chunk.len();
+                reader.consume(used);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufReader;
+
+    #[test]
+    fn lines_are_capped() {
+        let data = b"short\nthis one is far too long\nok\r\nlast";
+        let mut r = BufReader::with_capacity(4, &data[..]);
+        let mut buf = Vec::new();
+        assert_eq!(read_line(&mut r, &mut buf, 10).unwrap(), Line::Complete);
+        assert_eq!(buf, b"short");
+        assert_eq!(read_line(&mut r, &mut buf, 10).unwrap(), Line::TooLong);
+        assert_eq!(buf.len(), 10);
+        // The rest of the long line is still to be skipped by the caller,
+        // who closes the connection; here we read on to check framing.
+        assert_eq!(read_line(&mut r, &mut buf, 100).unwrap(), Line::Complete);
+        assert_eq!(read_line(&mut r, &mut buf, 100).unwrap(), Line::Complete);
+        assert_eq!(buf, b"ok");
+        assert_eq!(read_line(&mut r, &mut buf, 100).unwrap(), Line::Eof);
+        assert_eq!(buf, b"last");
+    }
+
+    #[test]
+    fn requests_parse_and_garbage_does_not() {
+        assert!(matches!(
+            serde_json::from_str::<Request>(r#"{"request":"ping"}"#),
+            Ok(Request::Ping)
+        ));
+        assert!(serde_json::from_str::<Request>(r#"{"request":"reboot"}"#).is_err());
+        assert!(serde_json::from_str::<Request>("not json").is_err());
+        // Extra fields are a newer client's options: ignored.
+        assert!(serde_json::from_str::<Request>(r#"{"request":"ping","x":1}"#).is_ok());
+    }
+
+    #[test]
+    fn unknown_message_types_are_skipped() {
+        let m: Incoming = serde_json::from_str(r#"{"type":"gossip","v":1,"x":[1]}"#).unwrap();
+        assert!(matches!(m, Incoming::Other));
+    }
+}
