@@ -1,3 +1,136 @@
-//! A live terminal dashboard of a dreadpool's workers (work in progress: see issue 5).
+//! `dreadpool-top`: wires the source, the model, the input mapping and the
+//! view into a loop. Everything with logic lives in the library.
 
-fn main() {}
+use clap::Parser;
+use dreadpool_top::cli::Cli;
+use dreadpool_top::cpu::CpuMeter;
+use dreadpool_top::source::{self, Attached, Demo, Source};
+use dreadpool_top::state::{App, Link, Mode};
+use dreadpool_top::{headless, input, term, view};
+use ratatui::crossterm::event;
+use std::io::{self, IsTerminal};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            term::restore();
+            eprintln!("dreadpool-top: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    term::install_panic_hook(source::is_demo_panic);
+    if !cli.headless && !io::stdout().is_terminal() {
+        return Err(
+            "standard output is not a terminal (use --headless --duration D for scripts)".into(),
+        );
+    }
+    let (source, mode) = match &cli.attach {
+        Some(addr) => (
+            Source::Attached(Attached::connect(addr)?),
+            Mode::Attach {
+                addr: addr.clone(),
+                link: Link::Connected,
+            },
+        ),
+        None => (
+            Source::Demo(Demo::start(
+                usize::from(cli.threads),
+                cli.pattern,
+                cli.rate,
+                cli.seed,
+            )?),
+            Mode::Demo {
+                pattern: cli.pattern,
+                rate: cli.rate,
+                seed: cli.seed,
+            },
+        ),
+    };
+    if cli.headless {
+        let duration = cli.duration.unwrap_or(Duration::from_secs(10));
+        let mut out = io::stdout().lock();
+        let result = match source {
+            Source::Demo(demo) => {
+                headless::run_demo(demo, duration, cli.refresh, cli.json, &mut out)
+            }
+            Source::Attached(a) => headless::run_attached(a, duration, cli.json, &mut out),
+        };
+        return result.map_err(|e| format!("cannot write the report: {e}"));
+    }
+    let app = App::new(mode, cli.refresh);
+    let result = run_tui(app, source, cli.refresh).map_err(|e| format!("terminal error: {e}"));
+    result
+}
+
+/// The loop: draw when something changed, wait for a key until the next
+/// sample is due, sample, repeat.
+fn run_tui(mut app: App, mut source: Source, refresh: Duration) -> io::Result<()> {
+    let signalled = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&signalled))?;
+    }
+    let (mut terminal, guard) = term::enter()?;
+    let mut meter = CpuMeter::new(Duration::from_secs(2));
+    app.ingest(source.tick());
+    let mut next_tick = Instant::now() + refresh;
+    let mut dirty = true;
+    let result = loop {
+        if dirty {
+            if let Err(e) = terminal.draw(|frame| view::render(&app, frame)) {
+                break Err(e);
+            }
+            dirty = false;
+        }
+        // Wake at least every 100 ms to notice a signal.
+        let wait = next_tick
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(100));
+        match event::poll(wait) {
+            Ok(true) => match event::read() {
+                Ok(ev) => {
+                    if matches!(ev, event::Event::Resize(..)) {
+                        dirty = true;
+                    }
+                    if let Some(action) = input::map_event(&ev) {
+                        if let Some(command) = app.update(action) {
+                            source.apply(command);
+                        }
+                        dirty = true;
+                    }
+                }
+                Err(e) => break Err(e),
+            },
+            Ok(false) => {}
+            Err(e) => break Err(e),
+        }
+        if app.should_quit() || signalled.load(Ordering::Relaxed) {
+            break Ok(());
+        }
+        let now = Instant::now();
+        if now >= next_tick {
+            app.ingest(source.tick());
+            app.overhead = meter.poll();
+            next_tick += refresh;
+            if next_tick < now {
+                next_tick = now + refresh;
+            }
+            dirty = true;
+        }
+    };
+    drop(guard);
+    source.shutdown();
+    result
+}

@@ -1,0 +1,146 @@
+//! Seeded, deterministic model inputs for render tests and state tests:
+//! plausible intervals of a pool under load, never live pool data.
+
+use crate::rng::Rng;
+use crate::state::events::{EventKind, LogEvent};
+use crate::state::sample::{PoolSample, Quantiles, WorkerSample, WorkerStatus, WorkerTotals};
+use crate::state::Tick;
+use std::time::Duration;
+
+const STATES: [WorkerStatus; 4] = [
+    WorkerStatus::Running,
+    WorkerStatus::Running,
+    WorkerStatus::Searching,
+    WorkerStatus::Sleeping,
+];
+
+fn micros(us: u64) -> Duration {
+    Duration::from_micros(us)
+}
+
+fn quantiles(rng: &mut Rng, base_us: u64, count: u64) -> Quantiles {
+    let p50 = base_us + rng.range(0, base_us / 2 + 1);
+    Quantiles {
+        count,
+        p50: micros(p50),
+        p90: micros(p50 * 3),
+        p99: micros(p50 * 8),
+        p999: micros(p50 * 20),
+        max: micros(p50 * 40),
+    }
+}
+
+/// `n` ticks of one pool named `demo` with `threads` workers, half a second
+/// apart, all derived from `seed`.
+pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
+    let mut rng = Rng::new(seed);
+    let mut totals = vec![WorkerTotals::default(); threads];
+    let mut tasks_run = 0;
+    let elapsed = Duration::from_millis(500);
+    let secs = elapsed.as_secs_f64();
+    (0..n)
+        .map(|i| {
+            let mut workers = Vec::with_capacity(threads);
+            for (index, total) in totals.iter_mut().enumerate() {
+                let tasks = rng.range(200, 1_200);
+                let attempted = rng.range(0, 400);
+                let succeeded = attempted * rng.range(0, 80) / 100;
+                let stolen = succeeded * rng.range(1, 4);
+                let sleeps = rng.range(0, 60);
+                let wakeups = sleeps * rng.range(50, 100) / 100;
+                let noop = sleeps - wakeups;
+                let respawned = u64::from(index == 1 && i % 4 == 3);
+                total.tasks_run += tasks;
+                total.steals_attempted += attempted;
+                total.steals_succeeded += succeeded;
+                total.tasks_stolen += stolen;
+                total.sleeps += sleeps;
+                total.wakeups += wakeups;
+                total.noop_wakeups += noop;
+                total.respawns += respawned;
+                total.panics += respawned;
+                tasks_run += tasks;
+                let mut stolen_from = vec![0; threads];
+                let mut left = stolen;
+                while left > 0 && threads > 1 {
+                    let victim = rng.range(0, threads as u64) as usize;
+                    if victim == index {
+                        continue;
+                    }
+                    let take = rng.range(1, left + 1);
+                    stolen_from[victim] += take;
+                    left -= take;
+                }
+                let state = if respawned > 0 {
+                    WorkerStatus::Respawning
+                } else {
+                    STATES[rng.range(0, STATES.len() as u64) as usize]
+                };
+                workers.push(WorkerSample {
+                    index,
+                    state: Some(state),
+                    local_queue_depth: rng.range(0, 40) as usize,
+                    tasks_per_sec: tasks as f64 / secs,
+                    steals_attempted_per_sec: attempted as f64 / secs,
+                    steals_succeeded_per_sec: succeeded as f64 / secs,
+                    steal_success_ratio: (attempted > 0)
+                        .then(|| succeeded as f64 / attempted as f64),
+                    tasks_stolen_per_sec: stolen as f64 / secs,
+                    sleeps_per_sec: sleeps as f64 / secs,
+                    wakeups_per_sec: wakeups as f64 / secs,
+                    noop_wakeups_per_sec: noop as f64 / secs,
+                    busy_ratio: rng.range(5, 100) as f64 / 100.0,
+                    stolen_from,
+                    totals: *total,
+                    schedule_delay: quantiles(&mut rng, 20, tasks / 64),
+                    run_time: quantiles(&mut rng, 50, tasks / 64),
+                });
+            }
+            let sum = |f: fn(&WorkerSample) -> f64| workers.iter().map(f).sum::<f64>();
+            let sample = PoolSample {
+                name: "demo".into(),
+                threads,
+                uptime: elapsed * (i as u32 + 1),
+                elapsed,
+                tasks_per_sec: sum(|w| w.tasks_per_sec),
+                tasks_run,
+                global_queue_depth: rng.range(0, 300) as usize,
+                pending: rng.range(0, 400),
+                panics: totals.iter().map(|t| t.panics).sum(),
+                respawns: totals.iter().map(|t| t.respawns).sum(),
+                busy_ratio: sum(|w| w.busy_ratio) / threads.max(1) as f64,
+                steals_attempted_per_sec: sum(|w| w.steals_attempted_per_sec),
+                steals_succeeded_per_sec: sum(|w| w.steals_succeeded_per_sec),
+                tasks_stolen_per_sec: sum(|w| w.tasks_stolen_per_sec),
+                sleeps_per_sec: sum(|w| w.sleeps_per_sec),
+                wakeups_per_sec: sum(|w| w.wakeups_per_sec),
+                noop_wakeups_per_sec: sum(|w| w.noop_wakeups_per_sec),
+                schedule_delay: quantiles(&mut rng, 20, 60),
+                run_time: quantiles(&mut rng, 50, 60),
+                schedule_delay_total: quantiles(&mut rng, 25, 60 * (i as u64 + 1)),
+                run_time_total: quantiles(&mut rng, 55, 60 * (i as u64 + 1)),
+                workers,
+            };
+            let at = elapsed * (i as u32 + 1);
+            let events = if i % 4 == 3 {
+                vec![LogEvent {
+                    at,
+                    pool: Some("demo".into()),
+                    worker: Some(1),
+                    kind: EventKind::Panic,
+                    count: 1,
+                    message: format!("panic storm: task {} failed on purpose", 1000 + i),
+                }]
+            } else {
+                Vec::new()
+            };
+            Tick {
+                at,
+                pools: vec![sample],
+                events,
+                panics_reported: true,
+                link: None,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,207 @@
+//! The worker detail view (Enter): one worker's rates and totals, its
+//! recent throughput and busy share, whom it stole from and who stole from
+//! it, and its latency.
+
+use super::{centered, format, theme};
+use crate::state::App;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Sparkline};
+use ratatui::Frame;
+
+fn row(label: &str, rate: String, total: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label:<14}"), theme::label()),
+        Span::styled(format!("{rate:>8}"), theme::value()),
+        Span::styled(format!("{total:>10}"), theme::dim()),
+    ])
+}
+
+/// Draws the detail popup over `area`.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let (Some(pool), Some(w)) = (app.current(), app.selected()) else {
+        return;
+    };
+    let popup = centered(area, 96, 22);
+    frame.render_widget(Clear, popup);
+    let state = w.state.map_or("?", |s| s.as_str());
+    let title = Line::from(vec![
+        Span::styled(
+            format!(" {}-{} ", pool.sample.name, w.index),
+            theme::title(),
+        ),
+        Span::styled(format!("● {state} "), theme::state(w.state)),
+        Span::styled("Esc back ", theme::dim()),
+    ]);
+    let block = Block::bordered()
+        .border_style(Style::new().fg(Color::Cyan))
+        .title(title);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+
+    let two = inner.width >= 70;
+    let (left, right) = if two {
+        let [l, r] = Layout::horizontal([Constraint::Length(34), Constraint::Min(0)]).areas(inner);
+        (l, r)
+    } else {
+        (inner, Rect::default())
+    };
+    let t = &w.totals;
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(format!("{:<14}", ""), theme::label()),
+            Span::styled(format!("{:>8}", "per s"), theme::label()),
+            Span::styled(format!("{:>10}", "total"), theme::label()),
+        ]),
+        row(
+            "tasks run",
+            format::rate(w.tasks_per_sec),
+            format::count(t.tasks_run),
+        ),
+        row(
+            "steal attempts",
+            format::rate(w.steals_attempted_per_sec),
+            format::count(t.steals_attempted),
+        ),
+        row(
+            "steals ok",
+            format::rate(w.steals_succeeded_per_sec),
+            format::count(t.steals_succeeded),
+        ),
+        row(
+            "tasks stolen",
+            format::rate(w.tasks_stolen_per_sec),
+            format::count(t.tasks_stolen),
+        ),
+        row(
+            "sleeps",
+            format::rate(w.sleeps_per_sec),
+            format::count(t.sleeps),
+        ),
+        row(
+            "wakeups",
+            format::rate(w.wakeups_per_sec),
+            format::count(t.wakeups),
+        ),
+        row(
+            "noop wakeups",
+            format::rate(w.noop_wakeups_per_sec),
+            format::count(t.noop_wakeups),
+        ),
+        row("respawns", String::new(), format::count(t.respawns)),
+        row("panics", String::new(), format::count(t.panics)),
+        row(
+            "local queue",
+            format::count(w.local_queue_depth as u64),
+            String::new(),
+        ),
+        row("busy", format::percent(Some(w.busy_ratio)), String::new()),
+        row(
+            "steal success",
+            format::percent(w.steal_success_ratio),
+            String::new(),
+        ),
+        Line::raw(""),
+        Line::from(Span::styled("latency   p50    p99    max", theme::label())),
+    ];
+    for (label, q) in [("sched", &w.schedule_delay), ("run", &w.run_time)] {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{label:<6}"), theme::label()),
+            Span::styled(
+                format!(
+                    "{:>7}{:>7}{:>7}",
+                    format::latency(q.p50),
+                    format::latency(q.p99),
+                    format::latency(q.max)
+                ),
+                theme::value(),
+            ),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), left);
+    if !two {
+        return;
+    }
+
+    let [spark_t, spark_b, busy_t, busy_b, from, by] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(5),
+        Constraint::Length(1),
+        Constraint::Length(3),
+        Constraint::Length(2),
+        Constraint::Min(2),
+    ])
+    .areas(right);
+    let h = &pool.history;
+    let tasks = h
+        .worker_tasks
+        .get(w.index)
+        .map(|r| r.tail(right.width as usize))
+        .unwrap_or_default();
+    let peak = tasks.iter().copied().fold(0.0f64, f64::max);
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            format!(
+                "tasks/s  now {}  peak {}",
+                format::rate(w.tasks_per_sec),
+                format::rate(peak)
+            ),
+            theme::label(),
+        )),
+        spark_t,
+    );
+    let data: Vec<u64> = tasks.iter().map(|v| v.round() as u64).collect();
+    frame.render_widget(
+        Sparkline::default()
+            .data(&data)
+            .style(Style::new().fg(Color::Green)),
+        spark_b,
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled("busy share", theme::label())),
+        busy_t,
+    );
+    let busy: Vec<u64> = h
+        .worker_busy
+        .get(w.index)
+        .map(|r| r.tail(right.width as usize))
+        .unwrap_or_default()
+        .iter()
+        .map(|v| (v * 100.0).round() as u64)
+        .collect();
+    frame.render_widget(
+        Sparkline::default()
+            .data(&busy)
+            .max(100)
+            .style(Style::new().fg(Color::Cyan)),
+        busy_b,
+    );
+
+    let max = pool.sample.max_steal_cell();
+    let mut stole = vec![Span::styled("stole from  ", theme::label())];
+    let mut robbed = vec![Span::styled("stolen by   ", theme::label())];
+    for other in &pool.sample.workers {
+        if other.index == w.index {
+            continue;
+        }
+        let taken = w.stolen_from.get(other.index).copied().unwrap_or(0);
+        stole.push(Span::styled(
+            format!(" w{}:{} ", other.index, format::count(taken)),
+            theme::heat(taken, max),
+        ));
+        let lost = other.stolen_from.get(w.index).copied().unwrap_or(0);
+        robbed.push(Span::styled(
+            format!(" w{}:{} ", other.index, format::count(lost)),
+            theme::heat(lost, max),
+        ));
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(stole)).wrap(ratatui::widgets::Wrap { trim: false }),
+        from,
+    );
+    frame.render_widget(
+        Paragraph::new(Line::from(robbed)).wrap(ratatui::widgets::Wrap { trim: false }),
+        by,
+    );
+}

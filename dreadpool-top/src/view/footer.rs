@@ -1,0 +1,55 @@
+//! The key line at the bottom, with the dashboard's own CPU use.
+
+use super::theme;
+use crate::state::App;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+/// Draws the footer into `area` (one row).
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let key = Style::new().fg(Color::Black).bg(Color::Gray);
+    let mut spans = Vec::new();
+    if let Some(status) = &app.status {
+        spans.push(Span::styled(
+            format!(" {status} "),
+            Style::new().fg(Color::Yellow),
+        ));
+    } else {
+        let hints: &[(&str, &str)] = if app.detail_open {
+            &[("Esc", "back"), ("↑↓", "worker"), ("q", "quit")]
+        } else {
+            &[
+                ("↑↓", "select"),
+                ("⏎", "detail"),
+                ("s", "sort"),
+                ("␣", "pause"),
+                ("1-6", "load"),
+                ("+-", "rate"),
+                ("?", "help"),
+                ("q", "quit"),
+            ]
+        };
+        for (k, what) in hints {
+            spans.push(Span::styled(format!(" {k} "), key));
+            spans.push(Span::styled(format!("{what} "), theme::label()));
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    if let Some(overhead) = app.overhead {
+        let text = format!("ui {:.1}% cpu ", overhead * 100.0);
+        let w = text.chars().count() as u16;
+        if area.width > 70 + w {
+            frame.render_widget(
+                Paragraph::new(Span::styled(text, theme::dim())).alignment(Alignment::Right),
+                Rect {
+                    x: area.x + area.width - w,
+                    width: w,
+                    ..area
+                },
+            );
+        }
+    }
+}
