@@ -129,6 +129,7 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                     worker: Some(1),
                     kind: EventKind::Panic,
                     count: 1,
+                    respawned: 0,
                     message: format!("panic storm: task {} failed on purpose", 1000 + i),
                 }]
             } else {

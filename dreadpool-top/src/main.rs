@@ -28,11 +28,6 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     term::install_panic_hook(source::is_demo_panic);
-    if !cli.headless && !io::stdout().is_terminal() {
-        return Err(
-            "standard output is not a terminal (use --headless --duration D for scripts)".into(),
-        );
-    }
     let (source, mode) = match &cli.attach {
         Some(addr) => (
             Source::Attached(Attached::connect(addr)?),
@@ -65,6 +60,11 @@ fn run(cli: Cli) -> Result<(), String> {
             Source::Attached(a) => headless::run_attached(a, duration, cli.json, &mut out),
         };
         return result.map_err(|e| format!("cannot write the report: {e}"));
+    }
+    if !cli.headless && !io::stdout().is_terminal() {
+        return Err(
+            "standard output is not a terminal (use --headless --duration D for scripts)".into(),
+        );
     }
     let app = App::new(mode, cli.refresh);
     let result = run_tui(app, source, cli.refresh).map_err(|e| format!("terminal error: {e}"));

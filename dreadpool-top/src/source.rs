@@ -303,6 +303,7 @@ fn fold_panics(
                 worker,
                 kind: EventKind::Panic,
                 count: 1,
+                respawned: 0,
                 message,
             }),
         }
@@ -316,6 +317,7 @@ fn fold_panics(
                 worker: None,
                 kind: EventKind::Panic,
                 count: dropped,
+                respawned: 0,
                 message: format!("{dropped} panics (messages not kept)"),
             }),
         }
@@ -362,7 +364,17 @@ impl Attached {
     /// once, failing with a clear message if nobody serves there; from then
     /// on a lost connection is retried in the background, never an error.
     pub fn connect(addr: &str) -> Result<Attached, String> {
-        let client = Client::connect(addr).map_err(|e| format!("cannot attach to {addr}: {e}"))?;
+        let endpoint =
+            metrics::Endpoint::parse(addr).map_err(|e| format!("bad address {addr:?}: {e}"))?;
+        if let Some(socket) = endpoint.socket_addr() {
+            if !socket.ip().is_loopback() {
+                return Err(format!(
+                    "cannot attach to {addr}: only a Unix socket path or a loopback address (127.0.0.1:PORT, [::1]:PORT) is supported"
+                ));
+            }
+        }
+        let client = Client::connect_endpoint(&endpoint)
+            .map_err(|e| format!("cannot attach to {addr}: {e}"))?;
         let hello_pools = client.hello().pools.clone();
         let (tx, rx) = mpsc::channel();
         let addr = addr.to_owned();

@@ -42,6 +42,9 @@ pub struct LogEvent {
     pub kind: EventKind,
     /// How many times, when several alike are folded into one line.
     pub count: u64,
+    /// For a panic line: how many of the worker's threads were replaced in
+    /// the same interval (shown on the same line).
+    pub respawned: u64,
     /// The panic message or description.
     pub message: String,
 }
@@ -55,6 +58,7 @@ impl LogEvent {
             worker: None,
             kind,
             count: 1,
+            respawned: 0,
             message: message.into(),
         }
     }
@@ -83,7 +87,10 @@ impl EventLog {
     /// count.)
     pub fn push(&mut self, event: LogEvent) {
         match event.kind {
-            EventKind::Panic => self.panics += event.count,
+            EventKind::Panic => {
+                self.panics += event.count;
+                self.respawns += event.respawned;
+            }
             EventKind::Respawn => self.respawns += event.count,
             _ => {}
         }
@@ -116,10 +123,12 @@ impl EventLog {
     }
 }
 
-/// The respawn (and, when `with_panics`, panic) events implied by the
-/// growth of the workers' counters from `before` to `after`: how an attached
-/// dashboard, which sees no panic messages, learns of them; and how respawns
-/// are logged in-process too.
+/// The events implied by the growth of the workers' counters from
+/// `before` to `after`, one line per worker: a panic line (counting the
+/// respawns with it) when `with_panics` and a task panicked, else a respawn
+/// line when a thread was replaced. This is how an attached dashboard, which
+/// sees no panic messages, learns of panics; in-process, panics arrive with
+/// their messages and only respawns are derived (see [`merge_respawns`]).
 pub fn derive_events(
     before: &PoolSample,
     after: &PoolSample,
@@ -132,29 +141,53 @@ pub fn derive_events(
             continue;
         };
         let panics = worker.totals.panics.saturating_sub(old.totals.panics);
+        let respawns = worker.totals.respawns.saturating_sub(old.totals.respawns);
+        let base = LogEvent {
+            at,
+            pool: Some(after.name.clone()),
+            worker: Some(worker.index),
+            kind: EventKind::Respawn,
+            count: respawns,
+            respawned: 0,
+            message: plural(respawns, "thread replaced", "threads replaced"),
+        };
         if with_panics && panics > 0 {
             events.push(LogEvent {
-                at,
-                pool: Some(after.name.clone()),
-                worker: Some(worker.index),
                 kind: EventKind::Panic,
                 count: panics,
+                respawned: respawns,
                 message: plural(panics, "task panicked", "tasks panicked"),
+                ..base
             });
-        }
-        let respawns = worker.totals.respawns.saturating_sub(old.totals.respawns);
-        if respawns > 0 {
-            events.push(LogEvent {
-                at,
-                pool: Some(after.name.clone()),
-                worker: Some(worker.index),
-                kind: EventKind::Respawn,
-                count: respawns,
-                message: plural(respawns, "thread replaced", "threads replaced"),
-            });
+        } else if respawns > 0 {
+            events.push(base);
         }
     }
     events
+}
+
+/// Folds derived respawn lines into the reported panic lines of the same
+/// pool and worker (so that a panic and the respawn it caused read as one
+/// line); returns the respawn lines left over.
+pub fn merge_respawns(reported: &mut [LogEvent], derived: Vec<LogEvent>) -> Vec<LogEvent> {
+    derived
+        .into_iter()
+        .filter(|d| {
+            if d.kind != EventKind::Respawn {
+                return true;
+            }
+            match reported
+                .iter_mut()
+                .find(|r| r.kind == EventKind::Panic && r.worker == d.worker && r.pool == d.pool)
+            {
+                Some(panic) => {
+                    panic.respawned += d.count;
+                    false
+                }
+                None => true,
+            }
+        })
+        .collect()
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -179,12 +212,13 @@ mod tests {
                 worker: Some(1),
                 kind: EventKind::Panic,
                 count: 2,
+                respawned: 1,
                 message: format!("boom {i}"),
             });
         }
         log.push(LogEvent::note(Duration::ZERO, EventKind::Respawn, "r"));
         assert_eq!(log.panics(), 6);
-        assert_eq!(log.respawns(), 1);
+        assert_eq!(log.respawns(), 4);
         let newest = log.newest(5);
         assert_eq!(newest.len(), 2);
         assert_eq!(newest[0].message, "boom 2");
@@ -215,14 +249,32 @@ mod tests {
         };
         let at = Duration::from_secs(7);
         let events = derive_events(&before, &after, at, true);
-        assert_eq!(events.len(), 2);
+        assert_eq!(events.len(), 1);
         assert_eq!(events[0].kind, EventKind::Panic);
         assert_eq!(events[0].count, 3);
+        assert_eq!(events[0].respawned, 2);
         assert_eq!(events[0].worker, Some(1));
-        assert_eq!(events[1].kind, EventKind::Respawn);
-        assert_eq!(events[1].message, "2 threads replaced");
-        let without_panics = derive_events(&before, &after, at, false);
-        assert_eq!(without_panics.len(), 1);
+        assert_eq!(events[0].message, "3 tasks panicked");
+        let respawns = derive_events(&before, &after, at, false);
+        assert_eq!(respawns.len(), 1);
+        assert_eq!(respawns[0].kind, EventKind::Respawn);
+        assert_eq!(respawns[0].message, "2 threads replaced");
         assert!(derive_events(&after, &after, at, true).is_empty());
+
+        // In-process: the reported panic line takes the respawns.
+        let mut reported = vec![LogEvent {
+            pool: Some("p".into()),
+            worker: Some(1),
+            ..LogEvent::note(at, EventKind::Panic, "boom")
+        }];
+        let left = merge_respawns(&mut reported, respawns);
+        assert!(left.is_empty());
+        assert_eq!(reported[0].respawned, 2);
+        let other = vec![LogEvent {
+            pool: Some("p".into()),
+            worker: Some(0),
+            ..LogEvent::note(at, EventKind::Respawn, "1 thread replaced")
+        }];
+        assert_eq!(merge_respawns(&mut reported, other).len(), 1);
     }
 }

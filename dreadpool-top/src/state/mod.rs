@@ -8,7 +8,7 @@ pub mod sample;
 
 use crate::input::Action;
 use crate::pattern::{self, Pattern};
-use events::{derive_events, EventKind, EventLog, LogEvent};
+use events::{derive_events, merge_respawns, EventKind, EventLog, LogEvent};
 use history::Ring;
 use sample::{PoolSample, WorkerSample};
 use std::cmp::Ordering;
@@ -354,17 +354,17 @@ impl App {
             return;
         }
         self.now = tick.at;
-        for event in tick.events {
-            self.events.push(event);
-        }
+        let mut reported = tick.events;
+        let mut derived = Vec::new();
         for sample in tick.pools {
             match self.pools.iter_mut().find(|p| p.sample.name == sample.name) {
                 Some(view) => {
-                    for event in
-                        derive_events(&view.sample, &sample, tick.at, !tick.panics_reported)
-                    {
-                        self.events.push(event);
-                    }
+                    derived.extend(derive_events(
+                        &view.sample,
+                        &sample,
+                        tick.at,
+                        !tick.panics_reported,
+                    ));
                     view.history.record(&sample);
                     view.sample = sample;
                 }
@@ -374,6 +374,10 @@ impl App {
                     self.pools.push(PoolView { sample, history });
                 }
             }
+        }
+        let derived = merge_respawns(&mut reported, derived);
+        for event in reported.into_iter().chain(derived) {
+            self.events.push(event);
         }
         self.clamp_selection();
     }
@@ -666,7 +670,8 @@ mod tests {
         app.update(Action::TogglePause);
         assert!(!app.paused);
         assert_ne!(app.current().unwrap().sample, frozen);
-        assert_eq!(app.events.panics(), 1);
+        // The one pushed above, and the fixture's own at its fourth tick.
+        assert_eq!(app.events.panics(), 2);
     }
 
     #[test]
@@ -710,6 +715,7 @@ mod tests {
         for tick in ticks {
             app.ingest(tick);
         }
+        // Reported panics are not derived again; the respawns are counted.
         assert_eq!(app.events.respawns(), 2);
         assert_eq!(app.events.panics(), 0);
     }

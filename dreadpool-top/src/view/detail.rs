@@ -158,22 +158,29 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             .style(Style::new().fg(Color::Green)),
         spark_b,
     );
-    frame.render_widget(
-        Paragraph::new(Span::styled("busy share", theme::label())),
-        busy_t,
-    );
     let busy: Vec<u64> = h
         .worker_busy
         .get(w.index)
         .map(|r| r.tail(right.width as usize))
         .unwrap_or_default()
         .iter()
-        .map(|v| (v * 100.0).round() as u64)
+        .map(|v| (v * 1000.0).round() as u64)
         .collect();
+    let busy_peak = busy.iter().copied().max().unwrap_or(0);
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            format!(
+                "busy share  now {}  peak {}",
+                format::percent(Some(w.busy_ratio)),
+                format::percent(Some(busy_peak as f64 / 1000.0))
+            ),
+            theme::label(),
+        )),
+        busy_t,
+    );
     frame.render_widget(
         Sparkline::default()
             .data(&busy)
-            .max(100)
             .style(Style::new().fg(Color::Cyan)),
         busy_b,
     );

@@ -67,6 +67,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 spans.push(Span::styled(format!("×{} ", e.count), theme::alarm()));
             }
             spans.push(Span::styled(e.message.clone(), theme::value()));
+            if e.respawned > 0 {
+                let text = if e.respawned == 1 {
+                    " → respawned".to_owned()
+                } else {
+                    format!(" → {} respawns", e.respawned)
+                };
+                spans.push(Span::styled(text, Style::new().fg(Color::Yellow)));
+            }
             Line::from(spans)
         })
         .collect();

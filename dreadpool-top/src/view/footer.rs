@@ -18,8 +18,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Yellow),
         ));
     } else {
+        let attached = matches!(app.mode, crate::state::Mode::Attach { .. });
         let hints: &[(&str, &str)] = if app.detail_open {
             &[("Esc", "back"), ("↑↓", "worker"), ("q", "quit")]
+        } else if attached {
+            &[
+                ("↑↓", "select"),
+                ("⏎", "detail"),
+                ("s", "sort"),
+                ("␣", "pause"),
+                ("Tab", "pool"),
+                ("?", "help"),
+                ("q", "quit"),
+            ]
         } else {
             &[
                 ("↑↓", "select"),
@@ -32,7 +43,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ("q", "quit"),
             ]
         };
+        // Hints from the left while they fit beside the overhead figure.
+        let reserve = if app.overhead.is_some() { 13 } else { 0 };
+        let mut used = 0;
         for (k, what) in hints {
+            let w = k.chars().count() + what.chars().count() + 3;
+            if used + w + reserve > usize::from(area.width) {
+                break;
+            }
+            used += w;
             spans.push(Span::styled(format!(" {k} "), key));
             spans.push(Span::styled(format!("{what} "), theme::label()));
         }
@@ -41,7 +60,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(overhead) = app.overhead {
         let text = format!("ui {:.1}% cpu ", overhead * 100.0);
         let w = text.chars().count() as u16;
-        if area.width > 70 + w {
+        if area.width > w + 20 {
             frame.render_widget(
                 Paragraph::new(Span::styled(text, theme::dim())).alignment(Alignment::Right),
                 Rect {

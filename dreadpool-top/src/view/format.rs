@@ -17,8 +17,10 @@ pub fn rate(value: f64) -> String {
         format!("{v:.0}")
     } else if v < 10_000.0 {
         format!("{:.2}k", v / 1e3)
-    } else if v < 1_000_000.0 {
+    } else if v < 100_000.0 {
         format!("{:.1}k", v / 1e3)
+    } else if v < 1_000_000.0 {
+        format!("{:.0}k", v / 1e3)
     } else if v < 10_000_000.0 {
         format!("{:.2}M", v / 1e6)
     } else {
@@ -139,7 +141,8 @@ mod tests {
             assert_eq!(rate(v), s);
         }
         assert_eq!(count(99_999), "99999");
-        assert_eq!(count(123_456), "123.5k");
+        assert_eq!(count(123_456), "123k");
+        assert_eq!(rate(54_321.0), "54.3k");
     }
 
     #[test]
@@ -167,7 +170,8 @@ mod tests {
         assert_eq!(sparkline(&[5.0; 10], 3).chars().count(), 3);
         assert_eq!(sparkline(&[], 2), "  ");
         assert_eq!(bar(5.0, 10.0, 4), "██  ");
-        assert_eq!(bar(1.0, 8.0, 1), "█");
+        assert_eq!(bar(1.0, 8.0, 1), "▏");
+        assert_eq!(bar(8.0, 8.0, 1), "█");
         assert_eq!(bar(0.0, 0.0, 3), "   ");
         assert_eq!(bar(30.0, 10.0, 2), "██");
         assert_eq!(bar(1.0, 16.0, 2).chars().count(), 2);

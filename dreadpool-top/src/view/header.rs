@@ -75,7 +75,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
     }
 
-    // Line 2: pool totals.
+    // Line 2: pool totals; on a narrow terminal the least needed go first.
     let mut line = vec![Span::raw(" ")];
     if let Some(p) = pool {
         let alarm = |n: u64| {
@@ -85,28 +85,47 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 theme::value()
             }
         };
-        line.extend(pair(
-            "tasks/s ",
-            format::rate(p.tasks_per_sec),
-            theme::value(),
-        ));
-        line.extend(pair(
-            "global q ",
-            format::count(p.global_queue_depth as u64),
-            theme::value(),
-        ));
-        line.extend(pair("pending ", format::count(p.pending), theme::value()));
-        line.extend(pair(
-            "busy ",
-            format::percent(Some(p.busy_ratio)),
-            theme::busy(p.busy_ratio),
-        ));
-        line.extend(pair("panics ", format::count(p.panics), alarm(p.panics)));
-        line.extend(pair(
-            "respawns ",
-            format::count(p.respawns),
-            alarm(p.respawns),
-        ));
+        // (label, value, style, drop order: higher goes first)
+        let mut pairs = vec![
+            ("tasks/s ", format::rate(p.tasks_per_sec), theme::value(), 0),
+            ("done ", format::count(p.tasks_run), theme::value(), 0),
+            (
+                "global ",
+                format::count(p.global_queue_depth as u64),
+                theme::value(),
+                2,
+            ),
+            ("pending ", format::count(p.pending), theme::value(), 1),
+            (
+                "busy ",
+                format::percent(Some(p.busy_ratio)),
+                theme::busy(p.busy_ratio),
+                3,
+            ),
+            ("panics ", format::count(p.panics), alarm(p.panics), 0),
+            ("respawns ", format::count(p.respawns), alarm(p.respawns), 0),
+        ];
+        let width = |pairs: &[(&str, String, Style, u8)]| {
+            1 + pairs
+                .iter()
+                .map(|(l, v, _, _)| l.len() + v.chars().count() + 2)
+                .sum::<usize>()
+        };
+        while width(&pairs) > usize::from(area.width) + 2 {
+            let Some(pos) = pairs
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.3 > 0)
+                .max_by_key(|(_, p)| p.3)
+                .map(|(i, _)| i)
+            else {
+                break;
+            };
+            pairs.remove(pos);
+        }
+        for (label, value, style, _) in pairs {
+            line.extend(pair(label, value, style));
+        }
     }
     frame.render_widget(Paragraph::new(Line::from(line)), area_row(area, 1));
 

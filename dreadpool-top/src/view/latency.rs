@@ -58,7 +58,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, wide: bool) {
         return;
     };
     let s = &pool.sample;
-    let col = if inner.width >= 44 { 7 } else { 6 };
+    let col = (usize::from(inner.width).saturating_sub(7) / 5).clamp(6, 8);
     let mut lines = vec![
         header_line(col),
         quantile_line("sched", SCHED, &s.schedule_delay, col),

@@ -77,7 +77,7 @@ fn render_body(app: &App, frame: &mut Frame, body: Rect) {
         let middle_h = middle_want.min(rest.height.saturating_sub(3)).max(3);
         let [middle, lower] =
             Layout::vertical([Constraint::Length(middle_h), Constraint::Min(0)]).areas(rest);
-        let steals_w = steals::width_for(threads, middle.width / 2);
+        let steals_w = steals::width_for(threads, middle.width * 2 / 5);
         let [lat, st] =
             Layout::horizontal([Constraint::Min(0), Constraint::Length(steals_w)]).areas(middle);
         latency::render(app, frame, lat, false);

@@ -23,7 +23,7 @@ fn cell_width(threads: u16, inner: u16) -> u16 {
 /// The width the panel wants for `threads` workers, at most `max`.
 pub fn width_for(threads: u16, max: u16) -> u16 {
     let cell = cell_width(threads, max.saturating_sub(2));
-    (LABEL + threads * cell + 6 + 2).clamp(28, max.max(28))
+    (LABEL + threads * cell + 6 + 2).clamp(24, max.max(24))
 }
 
 /// Draws the matrix into `area`.

@@ -49,18 +49,20 @@ const COLUMNS: &[Column] = &[
         width: 10,
         drop_rank: 0,
         sort: Some(SortKey::State),
-        cell: |c, _| {
+        cell: |c, w| {
             let name = c.worker.state.map_or("?", |s| s.as_str());
-            Cell::from(Span::styled(
-                format!("● {name}"),
-                theme::state(c.worker.state),
-            ))
+            let text = if w >= 12 {
+                format!("● {name}")
+            } else {
+                name.to_owned()
+            };
+            Cell::from(Span::styled(text, theme::state(c.worker.state)))
         },
     },
     Column {
         title: "queue",
-        width: 10,
-        drop_rank: 1,
+        width: 7,
+        drop_rank: 4,
         sort: Some(SortKey::Queue),
         cell: |c, w| {
             let depth = c.worker.local_queue_depth;
@@ -87,8 +89,8 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         title: "trend",
-        width: 12,
-        drop_rank: 5,
+        width: 8,
+        drop_rank: 9,
         sort: None,
         cell: |c, w| {
             let values: Vec<f64> = c
@@ -106,21 +108,21 @@ const COLUMNS: &[Column] = &[
     Column {
         title: "steal/s",
         width: 7,
-        drop_rank: 2,
+        drop_rank: 5,
         sort: Some(SortKey::Steals),
         cell: |c, _| rate_cell(c.worker.steals_attempted_per_sec),
     },
     Column {
         title: "ok/s",
         width: 6,
-        drop_rank: 3,
+        drop_rank: 10,
         sort: None,
         cell: |c, _| rate_cell(c.worker.steals_succeeded_per_sec),
     },
     Column {
         title: "ok%",
         width: 4,
-        drop_rank: 2,
+        drop_rank: 6,
         sort: None,
         cell: |c, _| {
             num(
@@ -132,35 +134,35 @@ const COLUMNS: &[Column] = &[
     Column {
         title: "stoln/s",
         width: 7,
-        drop_rank: 2,
+        drop_rank: 7,
         sort: Some(SortKey::Stolen),
         cell: |c, _| rate_cell(c.worker.tasks_stolen_per_sec),
     },
     Column {
         title: "slp/s",
         width: 6,
-        drop_rank: 2,
+        drop_rank: 8,
         sort: Some(SortKey::Sleeps),
         cell: |c, _| rate_cell(c.worker.sleeps_per_sec),
     },
     Column {
         title: "wake/s",
         width: 6,
-        drop_rank: 3,
+        drop_rank: 11,
         sort: None,
         cell: |c, _| rate_cell(c.worker.wakeups_per_sec),
     },
     Column {
         title: "noop/s",
         width: 6,
-        drop_rank: 4,
+        drop_rank: 12,
         sort: None,
         cell: |c, _| rate_cell(c.worker.noop_wakeups_per_sec),
     },
     Column {
         title: "resp",
-        width: 5,
-        drop_rank: 1,
+        width: 4,
+        drop_rank: 3,
         sort: Some(SortKey::Respawns),
         cell: |c, _| {
             let n = c.worker.totals.respawns;
@@ -192,7 +194,7 @@ const COLUMNS: &[Column] = &[
 fn fit(width: u16) -> Vec<(&'static Column, u16)> {
     let mut keep: Vec<&Column> = COLUMNS.iter().collect();
     let total = |cols: &[&Column]| -> u16 {
-        cols.iter().map(|c| c.width).sum::<u16>() + cols.len().saturating_sub(1) as u16 + 2
+        cols.iter().map(|c| c.width).sum::<u16>() + cols.len().saturating_sub(1) as u16 + 1
     };
     while total(&keep) > width {
         let Some((pos, _)) = keep
@@ -205,17 +207,21 @@ fn fit(width: u16) -> Vec<(&'static Column, u16)> {
         };
         keep.remove(pos);
     }
-    let spare = width.saturating_sub(total(&keep));
-    keep.into_iter()
-        .map(|c| {
-            let w = if c.title == "trend" {
-                c.width + spare.min(28)
-            } else {
-                c.width
-            };
-            (c, w)
-        })
-        .collect()
+    // Spare room goes to the trend sparkline first, then to the queue bar.
+    let mut spare = width.saturating_sub(total(&keep));
+    let has_trend = keep.iter().any(|c| c.title == "trend");
+    let mut widths: Vec<(&'static Column, u16)> = keep.into_iter().map(|c| (c, c.width)).collect();
+    for (title, cap) in [("state", 2), ("trend", 40), ("queue", 12)] {
+        if title == "state" && !has_trend {
+            continue;
+        }
+        if let Some((_, w)) = widths.iter_mut().find(|(c, _)| c.title == title) {
+            let extra = spare.min(cap);
+            *w += extra;
+            spare -= extra;
+        }
+    }
+    widths
 }
 
 /// Draws the table into `area`, keeping the selected worker in view.
@@ -272,7 +278,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .header(header)
         .block(block)
         .row_highlight_style(theme::selected())
-        .highlight_symbol("▶ ")
+        .highlight_symbol("▶")
         .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
     let mut state = TableState::default().with_selected(app.selected_row());
     frame.render_stateful_widget(table, area, &mut state);
@@ -292,8 +298,17 @@ mod tests {
         ] {
             assert!(narrow.contains(&needed), "{needed} missing from {narrow:?}");
         }
-        let used: u16 = fit(78).iter().map(|(_, w)| w + 1).sum::<u16>() + 1;
-        assert!(used <= 78, "{used}");
+        for (c, _) in fit(78) {
+            assert!(
+                !["ok/s", "wake/s", "noop/s"].contains(&c.title),
+                "{} kept",
+                c.title
+            );
+        }
+        for width in [30, 50, 78, 100, 158, 200] {
+            let used: u16 = fit(width).iter().map(|(_, w)| w + 1).sum::<u16>();
+            assert!(used <= width, "{used} > {width}");
+        }
         let tiny: Vec<&str> = fit(30).iter().map(|(c, _)| c.title).collect();
         assert_eq!(tiny, ["#", "state", "tasks/s", "busy"]);
     }

@@ -1,0 +1,281 @@
+//! End-to-end tests in a real terminal: tmux runs the `dreadpool-top`
+//! binary in a detached session, `capture-pane -p` reads the screen and
+//! `send-keys` types. Skipped, with a message, only when tmux is not
+//! installed (`.ci/run` installs it).
+//!
+//! Every wait polls the screen with a bounded deadline: nothing here sleeps
+//! a fixed time to decide a pass or a fail, so a slow, loaded machine only
+//! makes the tests slower. `DPT_E2E_SHOW=1` prints each screen waited for.
+
+use dreadpool_core::{ThreadPool, ThreadPoolBuilder};
+use dreadpool_metrics::Exporter;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The longest any one wait may take.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+const BIN: &str = env!("CARGO_BIN_EXE_dreadpool-top");
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+macro_rules! require_tmux {
+    () => {
+        if !tmux_available() {
+            eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the end-to-end test needs a real terminal");
+            return;
+        }
+    };
+}
+
+/// A scratch directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "dpt-e2e-{tag}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A private tmux server (its own socket, no user config) with one session;
+/// killed on drop, whatever happened.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    /// Starts `command` (a shell command line) in a `width` x `height` pane.
+    fn start(tag: &str, width: u16, height: u16, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("dpt-e2e-{tag}-{}", std::process::id()),
+        };
+        let out = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            command,
+        ]);
+        assert!(out.status.success(), "tmux new-session failed: {out:?}");
+        tmux
+    }
+
+    fn screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-t", "main"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &str) {
+        let out = self.run(&["send-keys", "-t", "main", keys]);
+        assert!(out.status.success(), "send-keys {keys:?}: {out:?}");
+    }
+
+    /// Polls the screen until `done` holds; panics with the last screen
+    /// after `PATIENCE`.
+    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                if std::env::var_os("DPT_E2E_SHOW").is_some() {
+                    eprintln!("--- {what}:\n{screen}");
+                }
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {PATIENCE:?} waiting for {what}; the screen:\n{screen}"
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// The shell line that runs the dashboard and records its exit status.
+fn command_line(args: &str, status_file: &std::path::Path) -> String {
+    format!("'{BIN}' {args}; echo EXIT=$? > '{}'", status_file.display())
+}
+
+/// Polls `file` until it holds the exit status line.
+fn wait_exit(file: &std::path::Path, tmux: &Tmux) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            if text.contains("EXIT=") {
+                return text.trim().to_owned();
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "dreadpool-top did not exit within {PATIENCE:?}; the screen:\n{}",
+            tmux.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The number after `label` in the header (`done 12345`, `respawns 3`),
+/// reading `k` and `M` suffixes.
+fn header_number(screen: &str, label: &str) -> Option<f64> {
+    let header: String = screen.lines().take(3).collect::<Vec<_>>().join(" ");
+    let rest = &header[header.find(label)? + label.len()..];
+    let token = rest.split_whitespace().next()?;
+    let (digits, scale) = match token.chars().last()? {
+        'k' => (&token[..token.len() - 1], 1e3),
+        'M' => (&token[..token.len() - 1], 1e6),
+        _ => (token, 1.0),
+    };
+    digits.parse::<f64>().ok().map(|v| v * scale)
+}
+
+fn worker_rows(screen: &str, threads: usize) -> bool {
+    (0..threads).all(|i| {
+        screen
+            .lines()
+            .any(|l| l.contains(&format!(" w{i} ")) && l.contains('│'))
+    })
+}
+
+#[test]
+fn the_demo_runs_switches_to_the_panic_storm_and_quits_cleanly() {
+    require_tmux!();
+    let scratch = Scratch::new("demo");
+    let status = scratch.path("status");
+    let tmux = Tmux::start(
+        "demo",
+        80,
+        24,
+        &command_line("--threads 4 --refresh 200 --rate 2000 --seed 7", &status),
+    );
+
+    // Worker rows appear, and the counters move between two captures.
+    let first = tmux.wait_for("the worker table", |s| {
+        worker_rows(s, 4) && header_number(s, "done ").is_some_and(|n| n > 0.0)
+    });
+    assert!(first.contains("LIVE"), "{first}");
+    assert!(first.contains("load steady"), "{first}");
+    let done_before = header_number(&first, "done ").unwrap();
+    let second = tmux.wait_for("the task counter to grow", |s| {
+        header_number(s, "done ").is_some_and(|n| n > done_before)
+    });
+    assert!(worker_rows(&second, 4), "{second}");
+
+    // The panic storm: respawns are counted, and the log shows panics.
+    tmux.keys("6");
+    let storm = tmux.wait_for("respawns under the panic storm", |s| {
+        s.contains("load panic-storm")
+            && header_number(s, "respawns ").is_some_and(|n| n > 0.0)
+            && s.contains("PANIC")
+    });
+    assert!(storm.contains("panic storm: task"), "{storm}");
+    assert!(worker_rows(&storm, 4), "{storm}");
+
+    // Help and detail open and close without harm.
+    tmux.keys("?");
+    tmux.wait_for("the help overlay", |s| {
+        s.contains("Help") && s.contains("panic-storm")
+    });
+    tmux.keys("Escape");
+    tmux.wait_for("the help to close", |s| !s.contains("? or Esc to close"));
+    tmux.keys("Enter");
+    tmux.wait_for("the detail view", |s| {
+        s.contains("demo-0") && s.contains("stole from")
+    });
+    tmux.keys("Escape");
+    tmux.wait_for("the detail to close", |s| !s.contains("stole from"));
+
+    tmux.keys("q");
+    assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
+}
+
+fn export(pool: &ThreadPool, path: &std::path::Path) -> Exporter {
+    Exporter::builder()
+        .pool(pool)
+        .interval(Duration::from_millis(100))
+        .bind(path.to_str().unwrap())
+        .expect("the exporter binds")
+}
+
+#[test]
+fn attached_it_shows_the_host_survives_a_lost_connection_and_reconnects() {
+    require_tmux!();
+    let scratch = Scratch::new("attach");
+    let status = scratch.path("status");
+    let socket = scratch.path("host.sock");
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(3)
+        .with_thread_name("hostpool")
+        .build();
+    for _ in 0..1000 {
+        pool.spawn(|| std::hint::black_box(()));
+    }
+    let exporter = export(&pool, &socket);
+    let tmux = Tmux::start(
+        "attach",
+        100,
+        30,
+        &command_line(
+            &format!("--attach '{}' --refresh 200", socket.display()),
+            &status,
+        ),
+    );
+    tmux.wait_for("the host's pool", |s| {
+        s.contains("pool hostpool") && s.contains("connected") && worker_rows(s, 3)
+    });
+
+    // The host goes away: the dashboard says so and keeps running.
+    exporter.shutdown();
+    tmux.wait_for("the lost connection", |s| s.contains("connection lost"));
+
+    // It comes back on the same path: the dashboard reconnects by itself.
+    let _exporter = export(&pool, &socket);
+    tmux.wait_for("the reconnection", |s| {
+        s.contains("● connected") && worker_rows(s, 3)
+    });
+
+    tmux.keys("q");
+    assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
+}
