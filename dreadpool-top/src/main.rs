@@ -37,12 +37,12 @@ fn run(cli: Cli) -> Result<(), String> {
             },
         ),
         None => (
-            Source::Demo(Demo::start(
+            Source::Demo(Box::new(Demo::start(
                 usize::from(cli.threads),
                 cli.pattern,
                 cli.rate,
                 cli.seed,
-            )?),
+            )?)),
             Mode::Demo {
                 pattern: cli.pattern,
                 rate: cli.rate,
@@ -55,7 +55,7 @@ fn run(cli: Cli) -> Result<(), String> {
         let mut out = io::stdout().lock();
         let result = match source {
             Source::Demo(demo) => {
-                headless::run_demo(demo, duration, cli.refresh, cli.json, &mut out)
+                headless::run_demo(*demo, duration, cli.refresh, cli.json, &mut out)
             }
             Source::Attached(a) => headless::run_attached(a, duration, cli.json, &mut out),
         };

@@ -515,8 +515,8 @@ fn read_loop(addr: String, first: Client, tx: Sender<Incoming>) {
 /// Either source, behind one face for the main loop.
 #[derive(Debug)]
 pub enum Source {
-    /// The in-process demo.
-    Demo(Demo),
+    /// The in-process demo (boxed: it holds a monitor's histograms).
+    Demo(Box<Demo>),
     /// An attached host.
     Attached(Attached),
 }
@@ -541,7 +541,7 @@ impl Source {
     /// Stops whatever runs.
     pub fn shutdown(self) {
         if let Source::Demo(d) = self {
-            d.shutdown();
+            (*d).shutdown();
         }
     }
 }

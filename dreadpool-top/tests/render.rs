@@ -8,6 +8,7 @@ use dreadpool_top::state::{App, Link, Mode};
 use dreadpool_top::view;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Style};
 use ratatui::Terminal;
 use std::time::Duration;
 
@@ -54,16 +55,200 @@ fn screen(buffer: &Buffer) -> String {
     text(buffer).join("\n")
 }
 
-#[test]
-fn print_frames() {
-    for (w, h) in [(80, 24), (160, 48)] {
-        println!("{}", screen(&draw(&demo(4, 40), w, h)));
+/// Compares `buffer`'s text with `tests/golden/NAME.txt`; with
+/// `UPDATE_GOLDEN=1` in the environment, writes it instead.
+fn golden(name: &str, buffer: &Buffer) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.txt"));
+    let got = screen(buffer) + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &got).unwrap();
+        return;
     }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
+    assert!(
+        got == want,
+        "{name} differs from {}; got:\n{got}\n(run with UPDATE_GOLDEN=1 to accept)",
+        path.display()
+    );
+}
+
+fn row_with<'a>(lines: &'a [String], needle: &str) -> (usize, &'a String) {
+    lines
+        .iter()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .unwrap_or_else(|| panic!("no row contains {needle:?}:\n{}", lines.join("\n")))
+}
+
+/// The style of the first cell of the first occurrence of `needle`.
+fn style_of(buffer: &Buffer, needle: &str) -> Style {
+    let lines = text(buffer);
+    let (y, line) = row_with(&lines, needle);
+    let byte = line.find(needle).unwrap();
+    let x = line[..byte].chars().count() as u16;
+    buffer[(x, y as u16)].style()
+}
+
+#[test]
+fn frames_are_deterministic() {
+    let app = demo(4, 40);
+    assert_eq!(draw(&app, 80, 24), draw(&app, 80, 24));
+    assert_eq!(draw(&app, 160, 48), draw(&app, 160, 48));
+}
+
+#[test]
+fn golden_80x24() {
+    let buffer = draw(&demo(4, 40), 80, 24);
+    golden("demo-80x24", &buffer);
+    let lines = text(&buffer);
+    assert!(lines[0].contains("pool demo") && lines[0].contains("4 threads"));
+    assert!(lines[0].contains("LIVE"));
+    assert!(lines[1].contains("tasks/s") && lines[1].contains("respawns"));
+    assert!(lines[2].contains("load steady"));
+    for i in 0..4 {
+        row_with(&lines, &format!(" w{i} "));
+    }
+    for panel in ["Workers", "Latency", "Steals", "Events"] {
+        row_with(&lines, panel);
+    }
+    row_with(&lines, "q quit");
+    for column in ["state", "queue", "tasks/s", "trend", "steal/s", "ok%", "stoln/s", "busy"] {
+        row_with(&lines, column);
+    }
+}
+
+#[test]
+fn golden_160x48_uses_the_room() {
+    let buffer = draw(&demo(4, 40), 160, 48);
+    golden("demo-160x48", &buffer);
+    let lines = text(&buffer);
+    for column in ["ok/s", "wake/s", "noop/s", "resp"] {
+        row_with(&lines, column);
+    }
+    row_with(&lines, "Throughput");
+    row_with(&lines, "sched Σ");
+    row_with(&lines, "sched p99│");
+    row_with(&lines, "● running");
+}
+
+#[test]
+fn states_are_colour_coded() {
+    let buffer = draw(&demo(4, 40), 160, 48);
+    assert_eq!(style_of(&buffer, "● running").fg, Some(Color::Green));
+    assert_eq!(style_of(&buffer, "● searching").fg, Some(Color::Yellow));
+    assert_eq!(style_of(&buffer, "● respawning").fg, Some(Color::Red));
+}
+
+#[test]
+fn the_detail_and_the_help_overlays() {
     let mut app = demo(4, 40);
+    app.update(Action::Down);
     app.update(Action::Open);
-    println!("{}", screen(&draw(&app, 80, 24)));
-    println!("{}", screen(&draw(&app, 160, 48)));
+    let buffer = draw(&app, 80, 24);
+    golden("detail-80x24", &buffer);
+    let lines = text(&buffer);
+    row_with(&lines, "demo-1");
+    row_with(&lines, "stole from");
+    row_with(&lines, "stolen by");
+    row_with(&lines, "respawns");
+    row_with(&lines, "Esc back");
+
     app.update(Action::ToggleHelp);
-    println!("{}", screen(&draw(&app, 80, 24)));
-    let _ = Link::Connected;
+    let buffer = draw(&app, 80, 24);
+    golden("help-80x24", &buffer);
+    let lines = text(&buffer);
+    for (keys, _) in dreadpool_top::input::BINDINGS {
+        row_with(&lines, keys);
+    }
+    for pattern in Pattern::ALL {
+        row_with(&lines, pattern.name());
+    }
+}
+
+#[test]
+fn many_workers_scroll_to_the_selection_and_the_matrix_shrinks() {
+    let mut app = demo(16, 20);
+    app.update(Action::Last);
+    let buffer = draw(&app, 80, 24);
+    let lines = text(&buffer);
+    let (_, row) = row_with(&lines, "w15 ");
+    assert!(row.contains('▶'), "the selected worker is shown: {row}");
+    let big = draw(&app, 160, 48);
+    let lines = text(&big);
+    for i in 0..16 {
+        row_with(&lines, &format!("w{i} "));
+    }
+}
+
+#[test]
+fn a_tiny_terminal_keeps_the_header_and_the_table() {
+    let buffer = draw(&demo(4, 10), 50, 12);
+    let lines = text(&buffer);
+    row_with(&lines, "Workers");
+    row_with(&lines, " w3 ");
+    assert!(!lines.iter().any(|l| l.contains("Steals")));
+    // Smaller than anything sensible: no panic.
+    draw(&demo(4, 10), 10, 3);
+    draw(&demo(4, 10), 1, 1);
+}
+
+#[test]
+fn paused_and_empty_states() {
+    let mut app = demo(4, 5);
+    app.update(Action::TogglePause);
+    let lines = text(&draw(&app, 80, 24));
+    assert!(lines[0].contains("PAUSED"), "{}", lines[0]);
+
+    let empty = App::new(
+        Mode::Demo {
+            pattern: Pattern::Bursty,
+            rate: 0,
+            seed: 1,
+        },
+        Duration::from_millis(500),
+    );
+    let lines = text(&draw(&empty, 80, 24));
+    assert!(lines[0].contains("waiting for the first sample"));
+    assert!(lines[2].contains("bursty @ off"), "{}", lines[2]);
+}
+
+#[test]
+fn attached_header_shows_pools_and_the_connection() {
+    let mut app = App::new(
+        Mode::Attach {
+            addr: "/tmp/host.sock".into(),
+            link: Link::Connected,
+        },
+        Duration::from_millis(500),
+    );
+    let mut ticks = fixture::ticks(5, 3, 3);
+    for tick in &mut ticks {
+        let mut batch = tick.pools[0].clone();
+        batch.name = "batch".into();
+        tick.pools.push(batch);
+    }
+    for tick in ticks {
+        app.ingest(tick);
+    }
+    app.update(Action::NextPool);
+    app.set_link(
+        Duration::from_secs(2),
+        Link::Lost {
+            error: "the exporter closed the connection".into(),
+            attempts: 1,
+        },
+    );
+    let buffer = draw(&app, 100, 30);
+    golden("attach-100x30", &buffer);
+    let lines = text(&buffer);
+    assert!(lines[0].contains("pool batch"), "{}", lines[0]);
+    assert!(lines[2].contains("/tmp/host.sock"));
+    assert!(lines[2].contains("connection lost"));
+    assert!(lines[2].contains("demo") && lines[2].contains("batch"));
+    row_with(&lines, "Tab pool");
+    assert!(!lines.iter().any(|l| l.contains("1-6 load")));
 }
