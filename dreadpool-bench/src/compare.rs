@@ -28,6 +28,9 @@ pub const SCENARIOS: [&str; 8] = [
     "external", "nested", "fanout", "wake", "idle", "compute", "memory", "oversub",
 ];
 
+/// Wake latency samples a contender takes in one turn.
+pub const WAKE_BLOCK: u32 = 50;
+
 /// How big each scenario is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sizes {
@@ -59,7 +62,7 @@ impl Sizes {
         external: 1_000_000,
         levels: 20,
         fanout: 1_000_000,
-        wake_samples: 2_000,
+        wake_samples: 5_000,
         wake_pause: Duration::from_millis(1),
         idle_window: Duration::from_secs(2),
         child_reps: 3,
@@ -112,6 +115,9 @@ pub struct Options {
     pub exe: Option<PathBuf>,
     /// dreadpool's backlog, if not its default (`--backlog`).
     pub backlog: Option<usize>,
+    /// Before each repetition, wait up to this long for other processes to
+    /// leave the CPUs alone (`--quiet-wait SECS`; 0 = do not wait).
+    pub quiet_wait: Duration,
 }
 
 /// What one invocation of the binary is for.
@@ -149,6 +155,8 @@ the targets of issue 6.
   --reps N           repetitions (default: 7, or 3 with --quick)
   --contenders LIST  comma-separated subset of: dreadpool,rayon,threadpool,tokio,seed
   --backlog N        dreadpool's with_backlog (default: dreadpool's default)
+  --quiet-wait SECS  before each repetition, wait up to SECS for other processes
+                     to use less than 0.1 CPU (default: 60, or 0 with --quick)
   SCENARIO           any of: external nested fanout wake idle compute memory oversub
                      (also accepted as --filter a,b,...); default: all
 ";
@@ -174,6 +182,7 @@ where
     let mut memory_tasks = None;
     let mut idle_ms = None;
     let mut backlog = None;
+    let mut quiet_wait = None;
     let number = |flag: &str, value: Option<String>| -> Result<u64, String> {
         value
             .ok_or_else(|| format!("{flag} needs a value"))?
@@ -211,6 +220,7 @@ where
             "--memory-tasks" => memory_tasks = Some(number("--memory-tasks", args.next())?),
             "--idle-ms" => idle_ms = Some(number("--idle-ms", args.next())?),
             "--backlog" => backlog = Some(number("--backlog", args.next())?.max(1) as usize),
+            "--quiet-wait" => quiet_wait = Some(number("--quiet-wait", args.next())?),
             other if other.starts_with('-') => return Err(format!("unknown flag {other:?}")),
             scenario => scenarios.push(scenario.to_owned()),
         }
@@ -249,6 +259,11 @@ where
         contenders,
         exe: std::env::current_exe().ok(),
         backlog,
+        quiet_wait: Duration::from_secs(quiet_wait.unwrap_or(if sizes == Sizes::FULL {
+            60
+        } else {
+            0
+        })),
     }))
 }
 
@@ -328,6 +343,25 @@ pub struct Results {
     pub took: Duration,
     /// Problems met on the way (a child that failed, ...).
     pub problems: Vec<String>,
+    /// Other processes' CPU use (in CPUs) just before each repetition.
+    pub background: Vec<f64>,
+    /// The 1-minute load average at the start and at the end.
+    pub loadavg: (Option<f64>, Option<f64>),
+}
+
+/// Other processes' CPU use below which the machine counts as quiet.
+pub const QUIET: f64 = 0.1;
+
+/// Waits up to `max` for other processes to use less than [`QUIET`] CPUs;
+/// returns their last measured use.
+fn wait_for_quiet(max: Duration) -> Option<f64> {
+    let start = Instant::now();
+    loop {
+        let load = crate::sys::background_load(Duration::from_millis(300))?;
+        if load < QUIET || start.elapsed() >= max {
+            return Some(load);
+        }
+    }
 }
 
 /// Samples by metric and contender.
@@ -363,6 +397,8 @@ fn ns_per_task(took: Duration, tasks: u64) -> f64 {
 /// Runs the comparison, reporting progress on stderr.
 pub fn run(options: &Options) -> Results {
     let started = Instant::now();
+    let loadavg_start = crate::sys::loadavg();
+    let mut background = Vec::new();
     let sizes = options.sizes;
     let wants = |s: &str| options.scenarios.is_empty() || options.scenarios.iter().any(|x| x == s);
     let contenders = options.contenders.clone();
@@ -408,7 +444,18 @@ pub fn run(options: &Options) -> Results {
         let mut order = contenders.clone();
         let turn = rep % order.len().max(1);
         order.rotate_left(turn);
-        eprintln!("repetition {}/{} (order: {order:?})", rep + 1, sizes.reps);
+        let load = if options.quiet_wait > Duration::ZERO {
+            wait_for_quiet(options.quiet_wait)
+        } else {
+            crate::sys::background_load(Duration::from_millis(100))
+        };
+        background.extend(load);
+        eprintln!(
+            "repetition {}/{} (order: {order:?}, other processes: {} CPUs)",
+            rep + 1,
+            sizes.reps,
+            load.map_or_else(|| "?".to_owned(), |l| format!("{l:.2}"))
+        );
         for &c in &order {
             if wants("external") {
                 let took = pools.run(c, &external);
@@ -428,18 +475,25 @@ pub fn run(options: &Options) -> Results {
             }
         }
         if wants("wake") {
-            for &c in &order {
-                let h = pools.run(
-                    c,
-                    &Wake {
-                        samples: wake_per_rep,
-                        pause: sizes.wake_pause,
-                    },
-                );
-                wake.entry(c)
-                    .or_insert_with(latency_histogram)
-                    .add(&h)
-                    .expect("histograms of the same bounds add");
+            // Short blocks, taking turns, so that a burst of noise on this
+            // shared machine lands on every contender's samples alike.
+            let mut left = wake_per_rep;
+            while left > 0 {
+                let block = left.min(WAKE_BLOCK);
+                left -= block;
+                for &c in &order {
+                    let h = pools.run(
+                        c,
+                        &Wake {
+                            samples: block,
+                            pause: sizes.wake_pause,
+                        },
+                    );
+                    wake.entry(c)
+                        .or_insert_with(latency_histogram)
+                        .add(&h)
+                        .expect("histograms of the same bounds add");
+                }
             }
         }
         if wants("compute") {
@@ -495,6 +549,8 @@ pub fn run(options: &Options) -> Results {
         oversub_threads,
         took: started.elapsed(),
         problems,
+        background,
+        loadavg: (loadavg_start, crate::sys::loadavg()),
     }
 }
 
@@ -678,6 +734,14 @@ pub fn render(results: &Results) -> String {
         o.threads, results.oversub_threads, o.sizes.reps
     ));
     out.push_str(&format!("machine: {}\ndate: {}\n", machine(), date()));
+    let fmt = |v: Option<f64>| v.map_or_else(|| "?".to_owned(), |v| format!("{v:.2}"));
+    let most = results.background.iter().copied().reduce(f64::max);
+    out.push_str(&format!(
+        "load: 1-min loadavg {} at start, {} at end; other processes used at most {} CPUs before a repetition\n",
+        fmt(results.loadavg.0),
+        fmt(results.loadavg.1),
+        fmt(most),
+    ));
     out.push_str(&format!(
         "dreadpool build: {}, features: {}{}\n\n",
         if cfg!(debug_assertions) {
