@@ -202,6 +202,7 @@ pub struct ExporterStats {
 pub struct Exporter {
     shared: Arc<Shared>,
     endpoint: Endpoint,
+    listener: Arc<Listener>,
     accept_thread: Option<JoinHandle<()>>,
     tick_thread: Option<JoinHandle<()>>,
     stop_tick: Option<SyncSender<()>>,
@@ -251,8 +252,10 @@ impl Exporter {
             next_id: AtomicUsize::new(0),
             stats: Stats::default(),
         });
+        let listener = Arc::new(listener);
         let mut exporter = Exporter {
             shared: Arc::clone(&shared),
+            listener: Arc::clone(&listener),
             endpoint,
             accept_thread: None,
             tick_thread: None,
@@ -327,13 +330,12 @@ impl Exporter {
         if let Some(t) = self.tick_thread.take() {
             let _ = t.join();
         }
-        // Wake the accept loop with a connection of our own. If that fails
-        // (someone removed the socket file), leave the thread: it exits at
-        // its next connection, and holds nothing but the listener.
         if let Some(t) = self.accept_thread.take() {
-            if Conn::connect(&self.endpoint, Duration::from_secs(1)).is_ok() {
+            if self.wake_accept() {
                 let _ = t.join();
             }
+            // Else leave the thread: it exits at its next connection, and
+            // holds nothing but the listener.
         }
         let clients: Vec<ClientSlot> = lock(&self.shared.clients).drain(..).collect();
         for client in &clients {
@@ -351,6 +353,28 @@ impl Exporter {
                 let _ = std::fs::remove_file(&path);
             }
         }
+    }
+}
+
+impl Exporter {
+    /// Wakes the accept thread blocked in `accept`; true if it will wake.
+    fn wake_accept(&self) -> bool {
+        // On Linux, shutdown(2) on a listening socket makes a blocked
+        // accept fail at once (EINVAL), for TCP and Unix sockets alike.
+        let shut = socket2::SockRef::from(&*self.listener)
+            .shutdown(std::net::Shutdown::Read)
+            .is_ok();
+        if shut && cfg!(target_os = "linux") {
+            return true;
+        }
+        // Elsewhere, a connection of our own wakes it; but only to a socket
+        // file that is still ours, never to someone else's listener.
+        if let Some((path, ino)) = &self.socket_file {
+            if !std::fs::metadata(path).is_ok_and(|m| m.ino() == *ino) {
+                return false;
+            }
+        }
+        Conn::connect(&self.endpoint, Duration::from_secs(1)).is_ok()
     }
 }
 
@@ -508,8 +532,9 @@ fn accept_loop(shared: &Arc<Shared>, listener: &Listener) {
         match conn {
             Ok(conn) => admit(shared, conn),
             // A failed accept (the peer left first, or out of descriptors
-            // for a moment) affects that connection only.
-            Err(_) => continue,
+            // for a moment) affects that connection only; pause so that a
+            // lasting error does not spin.
+            Err(_) => thread::sleep(Duration::from_millis(10)),
         }
     }
 }
@@ -648,9 +673,19 @@ fn answer(shared: &Shared, line: &[u8]) -> Frame {
 }
 
 /// A listening socket of either kind.
+#[derive(Debug)]
 enum Listener {
     Unix(UnixListener),
     Tcp(TcpListener),
+}
+
+impl std::os::fd::AsFd for Listener {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match self {
+            Listener::Unix(l) => l.as_fd(),
+            Listener::Tcp(l) => l.as_fd(),
+        }
+    }
 }
 
 impl Listener {

@@ -1,0 +1,521 @@
+//! The exporter and the client over real sockets: several clients at once,
+//! clients that leave, stall or send garbage, pools and exporters that go
+//! away under them. Nothing hangs, nothing panics, and every other client
+//! keeps its stream.
+
+mod common;
+
+use common::{socket_path, wait_until, HANG};
+use dreadpool::metrics::{
+    Client, ClientError, Endpoint, ExportError, Exporter, Monitor, WorkerState, SCHEMA_VERSION,
+};
+use dreadpool::{ThreadPool, ThreadPoolBuilder};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+fn named_pool(name: &str, threads: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .with_threads(threads)
+        .with_thread_name(name)
+        .build()
+}
+
+/// Fast ticks so that tests see many frames quickly.
+const TICK: Duration = Duration::from_millis(5);
+
+fn unix_exporter(pools: &[&ThreadPool], tag: &str) -> Exporter {
+    let mut builder = Exporter::builder().interval(TICK);
+    for pool in pools {
+        builder = builder.pool(pool);
+    }
+    let path = socket_path(tag);
+    builder.bind(path.to_str().unwrap()).unwrap()
+}
+
+/// Reads `n` frames, checking their shape and order.
+fn read_frames(client: &mut Client, n: usize, pools: &[(&str, usize)]) {
+    let mut last = 0;
+    for _ in 0..n {
+        let frame = client.next_frame().unwrap();
+        assert!(
+            frame.seq > last || frame.seq == 0,
+            "seq {} after {last}",
+            frame.seq
+        );
+        last = last.max(frame.seq);
+        assert_eq!(frame.pools.len(), pools.len());
+        for (snapshot, (name, threads)) in frame.pools.iter().zip(pools) {
+            assert_eq!(snapshot.name, *name);
+            assert_eq!(snapshot.threads, *threads);
+            assert_eq!(snapshot.workers.len(), *threads);
+        }
+    }
+}
+
+/// Raw lines from a socket, for tests that speak the protocol by hand.
+struct Raw {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+}
+
+impl Raw {
+    fn connect(exporter: &Exporter) -> Raw {
+        let stream = UnixStream::connect(exporter.endpoint().path().unwrap()).unwrap();
+        stream.set_read_timeout(Some(HANG)).unwrap();
+        Raw {
+            writer: stream.try_clone().unwrap(),
+            reader: BufReader::new(stream),
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+    }
+
+    /// The next message, parsed; `None` at end of stream.
+    fn next(&mut self) -> Option<serde_json::Value> {
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(0) => None,
+            Ok(_) => Some(serde_json::from_str(&line).expect("every line is JSON")),
+            Err(e) => panic!("read failed: {e}"),
+        }
+    }
+
+    /// The next message of `kind`, skipping snapshots.
+    fn next_of(&mut self, kind: &str) -> serde_json::Value {
+        loop {
+            let m = self
+                .next()
+                .unwrap_or_else(|| panic!("closed before a {kind}"));
+            if m["type"] == kind {
+                return m;
+            }
+            assert_eq!(m["type"], "snapshots", "unexpected {m}");
+        }
+    }
+}
+
+#[test]
+fn several_clients_over_a_unix_socket() {
+    let io = named_pool("io", 2);
+    let cpu = named_pool("cpu", 3);
+    let exporter = unix_exporter(&[&io, &cpu], "several");
+    let addr = exporter.addr();
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let addr = addr.clone();
+            thread::spawn(move || {
+                let mut client = Client::connect(&addr).unwrap();
+                assert_eq!(client.hello().pools, vec!["io", "cpu"]);
+                assert_eq!(client.hello().v, SCHEMA_VERSION);
+                assert_eq!(client.hello().pid, std::process::id());
+                read_frames(&mut client, 20, &[("io", 2), ("cpu", 3)]);
+            })
+        })
+        .collect();
+    for r in readers {
+        r.join().unwrap();
+    }
+    let stats = exporter.stats();
+    assert_eq!(stats.accepted, 3);
+    assert!(stats.frames >= 19, "{stats:?}");
+}
+
+#[test]
+fn several_clients_over_tcp_on_loopback() {
+    let pool = named_pool("tcp", 2);
+    let exporter = Exporter::builder()
+        .pool(&pool)
+        .interval(TICK)
+        .bind("127.0.0.1:0")
+        .unwrap();
+    let addr = exporter.endpoint().socket_addr().unwrap();
+    assert!(addr.ip().is_loopback());
+    assert_ne!(addr.port(), 0);
+    let mut clients: Vec<Client> = (0..3)
+        .map(|_| Client::connect(&exporter.addr()).unwrap())
+        .collect();
+    for client in &mut clients {
+        read_frames(client, 10, &[("tcp", 2)]);
+    }
+    // The counters travel intact: a detached monitor over the socket sees
+    // the tasks run in between.
+    let mut monitor = Monitor::detached();
+    monitor.observe(clients[0].next_snapshots().unwrap().remove(0));
+    for _ in 0..1000 {
+        pool.spawn(|| ());
+    }
+    pool.join();
+    clients[0].request_snapshot().unwrap();
+    let mut seen = 0;
+    while seen < 1000 {
+        let i = monitor.observe(clients[0].next_snapshots().unwrap().remove(0));
+        seen += i.tasks_run;
+    }
+    assert_eq!(seen, 1000);
+}
+
+#[test]
+fn tcp_off_loopback_is_refused() {
+    let pool = named_pool("refuse", 1);
+    for addr in ["0.0.0.0:0", "[::]:0", "192.0.2.1:6669", "tcp:0.0.0.0:0"] {
+        match Exporter::bind(&pool, addr) {
+            Err(ExportError::NotLoopback { addr: refused }) => {
+                assert!(!refused.ip().is_loopback());
+            }
+            other => panic!("{addr}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        Exporter::builder().bind("127.0.0.1:0"),
+        Err(ExportError::NoPools)
+    ));
+    let err = Exporter::bind(&pool, "0.0.0.0:0").unwrap_err().to_string();
+    assert!(err.contains("loopback"), "{err}");
+}
+
+#[test]
+fn a_client_that_disconnects_mid_stream() {
+    let pool = named_pool("leave", 2);
+    let exporter = unix_exporter(&[&pool], "leave");
+    let mut stays = Client::connect(&exporter.addr()).unwrap();
+    let mut leaves = Client::connect(&exporter.addr()).unwrap();
+    read_frames(&mut leaves, 3, &[("leave", 2)]);
+    drop(leaves);
+    // A raw client that leaves in the middle of a request line.
+    let mut raw = Raw::connect(&exporter);
+    raw.send(b"{\"request\":\"pi");
+    drop(raw);
+    read_frames(&mut stays, 30, &[("leave", 2)]);
+    wait_until("the exporter to notice the clients left", || {
+        exporter.stats().clients == 1
+    });
+    read_frames(&mut stays, 10, &[("leave", 2)]);
+}
+
+#[test]
+fn a_client_that_never_reads_is_dropped_and_blocks_nobody() {
+    // Large frames (16 workers) every millisecond fill a socket buffer fast.
+    let pool = named_pool("stall", 16);
+    let exporter = Exporter::builder()
+        .pool(&pool)
+        .interval(Duration::from_millis(1))
+        .client_buffer(2)
+        .write_timeout(Duration::from_millis(200))
+        .bind(socket_path("stall").to_str().unwrap())
+        .unwrap();
+    let stalled = UnixStream::connect(exporter.endpoint().path().unwrap()).unwrap();
+    let mut reader = Client::connect(&exporter.addr()).unwrap();
+    // The pool keeps working the whole time.
+    let (done_tx, done_rx) = mpsc::channel();
+    let handle = pool.handle();
+    let load = thread::spawn(move || {
+        while done_rx.try_recv().is_err() {
+            for _ in 0..100 {
+                handle.spawn(|| ());
+            }
+        }
+    });
+    let mut frames = 0;
+    wait_until("the stalled client to be dropped", || {
+        reader.next_frame().unwrap();
+        frames += 1;
+        exporter.stats().slow_disconnects >= 1
+    });
+    // The reader kept its stream all along, and keeps it.
+    read_frames(&mut reader, 50, &[("stall", 16)]);
+    assert!(frames > 0);
+    let stats = exporter.stats();
+    assert!(stats.frames_dropped > 0, "{stats:?}");
+    assert_eq!(stats.slow_disconnects, 1, "{stats:?}");
+    done_tx.send(()).unwrap();
+    load.join().unwrap();
+    pool.join();
+    // The stalled client, reading at last, finds its stream ended.
+    stalled.set_read_timeout(Some(HANG)).unwrap();
+    let mut rest = Vec::new();
+    let end = (&stalled).read_to_end(&mut rest);
+    assert!(
+        end.is_ok()
+            || end
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "{end:?}"
+    );
+}
+
+#[test]
+fn garbage_gets_an_error_reply_not_a_crash() {
+    let pool = named_pool("garbage", 2);
+    let exporter = unix_exporter(&[&pool], "garbage");
+    let mut bystander = Client::connect(&exporter.addr()).unwrap();
+    let mut raw = Raw::connect(&exporter);
+    let hello = raw.next().unwrap();
+    assert_eq!(hello["type"], "hello");
+    assert_eq!(hello["v"], SCHEMA_VERSION);
+
+    for garbage in [
+        &b"hello?\n"[..],
+        b"{\"request\":\"reboot\"}\n",
+        b"[1,2,3]\n",
+        b"\xff\xfe\x00\x01\n",
+        b"{\"request\":\n",
+    ] {
+        raw.send(garbage);
+        let reply = raw.next_of("error");
+        assert_eq!(reply["v"], SCHEMA_VERSION);
+        assert!(
+            reply["error"].as_str().unwrap().contains("bad request"),
+            "{reply}"
+        );
+    }
+    // Still connected and served.
+    raw.send(b"{\"request\":\"ping\"}\n");
+    raw.next_of("pong");
+    raw.send(b"\n  \n{\"request\":\"hello\"}\n");
+    assert_eq!(raw.next_of("hello")["pools"][0], "garbage");
+    assert!(exporter.stats().bad_requests >= 5);
+
+    // A line longer than the limit: an error, then the end of the stream.
+    let huge = vec![b'x'; dreadpool::metrics::MAX_REQUEST_LINE + 10];
+    raw.send(&huge);
+    raw.next_of("error");
+    while let Some(m) = raw.next() {
+        assert_eq!(m["type"], "snapshots", "{m}");
+    }
+    // The other client never noticed.
+    read_frames(&mut bystander, 20, &[("garbage", 2)]);
+}
+
+#[test]
+fn the_pool_shutting_down_while_clients_are_connected() {
+    let pool = named_pool("ending", 2);
+    let other = named_pool("staying", 1);
+    let exporter = unix_exporter(&[&pool, &other], "ending");
+    let mut clients: Vec<Client> = (0..2)
+        .map(|_| Client::connect(&exporter.addr()).unwrap())
+        .collect();
+    for c in &mut clients {
+        read_frames(c, 2, &[("ending", 2), ("staying", 1)]);
+    }
+    for _ in 0..100 {
+        pool.spawn(|| ());
+    }
+    drop(pool);
+    // The stream goes on; the pool's workers read as stopped.
+    for c in &mut clients {
+        loop {
+            let pools = c.next_snapshots().unwrap();
+            if pools[0]
+                .workers
+                .iter()
+                .all(|w| w.state == WorkerState::Stopped)
+            {
+                assert_eq!(pools[0].tasks_run(), 100);
+                assert_eq!(pools[1].workers_in(WorkerState::Stopped), 0);
+                break;
+            }
+        }
+    }
+    // Then the exporter goes: every client sees the end, none hangs.
+    let path = exporter.endpoint().path().unwrap().to_path_buf();
+    drop(exporter);
+    assert!(!path.exists(), "socket file left behind");
+    for c in &mut clients {
+        loop {
+            match c.next_frame() {
+                Ok(_) => continue,
+                Err(ClientError::Closed) => break,
+                Err(e) => panic!("expected Closed, got {e}"),
+            }
+        }
+    }
+    // The iterator form ends after the error.
+    let mut c = clients.pop().unwrap();
+    assert!(matches!(c.next(), Some(Err(ClientError::Closed))));
+    assert!(c.next().is_none());
+    assert!(Client::connect(path.to_str().unwrap()).is_err());
+}
+
+#[test]
+fn the_socket_file_is_managed() {
+    let pool = named_pool("files", 1);
+    let path = socket_path("files");
+    let p = path.to_str().unwrap();
+
+    // A stale socket (its owner died without cleaning up) is replaced.
+    drop(UnixListener::bind(&path).unwrap());
+    assert!(path.exists());
+    let exporter = Exporter::bind(&pool, p).unwrap();
+    // A live one is not.
+    assert!(matches!(
+        Exporter::bind(&pool, p),
+        Err(ExportError::InUse { .. })
+    ));
+    assert!(Client::connect(p).is_ok());
+    drop(exporter);
+    assert!(!path.exists());
+
+    // Nor is a file that is not a socket.
+    std::fs::write(&path, b"precious").unwrap();
+    assert!(matches!(
+        Exporter::bind(&pool, p),
+        Err(ExportError::NotASocket { .. })
+    ));
+    assert_eq!(std::fs::read(&path).unwrap(), b"precious");
+    std::fs::remove_file(&path).unwrap();
+
+    // A socket file replaced by someone else is not removed on drop.
+    let exporter = Exporter::bind(&pool, p).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let squatter = UnixListener::bind(&path).unwrap();
+    drop(exporter);
+    assert!(path.exists());
+    drop(squatter);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn requests_are_answered_between_ticks() {
+    let pool = named_pool("request", 2);
+    // No tick for an hour: everything here comes from requests.
+    let exporter = Exporter::builder()
+        .pool(&pool)
+        .interval(Duration::from_secs(3600))
+        .bind(socket_path("request").to_str().unwrap())
+        .unwrap();
+    let mut client = Client::connect(&exporter.addr()).unwrap();
+    assert_eq!(client.hello().interval, Duration::from_secs(3600));
+    pool.spawn(|| ());
+    pool.join();
+    client.ping().unwrap();
+    client.request_snapshot().unwrap();
+    let frame = client.next_frame().unwrap();
+    assert_eq!(frame.seq, 0);
+    assert_eq!(frame.pools[0].tasks_run(), 1);
+    assert_eq!(exporter.stats().frames, 0);
+    // A short read timeout on a quiet stream: a timeout error, not a hang.
+    client
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    assert!(matches!(client.next_frame(), Err(ClientError::Timeout(_))));
+}
+
+#[test]
+fn clients_beyond_the_limit_are_refused_with_a_reason() {
+    let pool = named_pool("full", 1);
+    let exporter = Exporter::builder()
+        .pool(&pool)
+        .interval(TICK)
+        .max_clients(1)
+        .bind(socket_path("full").to_str().unwrap())
+        .unwrap();
+    let mut first = Client::connect(&exporter.addr()).unwrap();
+    match Client::connect(&exporter.addr()) {
+        Err(ClientError::Server(reason)) => assert!(reason.contains("too many"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    read_frames(&mut first, 5, &[("full", 1)]);
+    assert_eq!(exporter.stats().refused, 1);
+    // Once the first leaves, there is room again.
+    drop(first);
+    wait_until("the slot to free up", || exporter.stats().clients == 0);
+    let mut again = Client::connect(&exporter.addr()).unwrap();
+    read_frames(&mut again, 2, &[("full", 1)]);
+}
+
+/// A one-connection fake exporter that sends `lines`, then waits for the
+/// client to hang up.
+fn fake_exporter(tag: &str, lines: &'static [&'static str]) -> (String, thread::JoinHandle<()>) {
+    let path = socket_path(tag);
+    let listener = UnixListener::bind(&path).unwrap();
+    let addr = path.to_str().unwrap().to_string();
+    let server = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        for line in lines {
+            s.write_all(line.as_bytes()).unwrap();
+        }
+        s.set_read_timeout(Some(HANG)).unwrap();
+        let _ = s.read(&mut [0; 1]);
+        let _ = std::fs::remove_file(&path);
+    });
+    (addr, server)
+}
+
+#[test]
+fn client_errors_are_clear() {
+    let missing = socket_path("missing");
+    match Client::connect(missing.to_str().unwrap()) {
+        Err(e @ ClientError::Connect { .. }) => assert!(e.to_string().contains("cannot connect")),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(Client::connect(""), Err(ClientError::Addr(_))));
+
+    let (addr, server) = fake_exporter("version", &["{\"type\":\"hello\",\"v\":99}\n"]);
+    match Client::connect(&addr) {
+        Err(ClientError::Version { got: 99, supported }) => assert_eq!(supported, SCHEMA_VERSION),
+        other => panic!("{other:?}"),
+    }
+    server.join().unwrap();
+
+    let (addr, server) = fake_exporter("nonsense", &["this is not json\n"]);
+    assert!(matches!(
+        Client::connect(&addr),
+        Err(ClientError::Protocol(_))
+    ));
+    server.join().unwrap();
+
+    let (addr, server) = fake_exporter(
+        "badframe",
+        &[
+            "{\"type\":\"hello\",\"v\":1,\"interval_ms\":10,\"pools\":[\"x\"]}\n",
+            "{\"type\":\"future-message\",\"v\":1}\n",
+            "{\"type\":\"snapshots\",\"v\":1,\"seq\":1,\"pools\":[{\"name\":\"x\",\"threads\":1,\"new_field\":true}]}\n",
+            "{\"type\":\"snapshots\",\"v\":1,\"seq\":4,\"pools\":[]}\n",
+            "{\"type\":\"snapshots\",\"v\":1,\"seq\":\"five\"}\n",
+        ],
+    );
+    let mut client = Client::connect(&addr).unwrap();
+    // Unknown message types and fields are skipped.
+    assert_eq!(client.next_snapshots().unwrap()[0].name, "x");
+    assert_eq!(client.next_frame().unwrap().seq, 4);
+    assert_eq!(client.missed_frames(), 2);
+    assert!(matches!(client.next_frame(), Err(ClientError::Protocol(_))));
+    drop(client);
+    server.join().unwrap();
+
+    let (addr, server) = fake_exporter("quiet", &["{\"type\":\"hello\",\"v\":1}\n"]);
+    let mut client = Client::connect(&addr).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    assert!(matches!(client.next_frame(), Err(ClientError::Timeout(_))));
+    drop(client);
+    server.join().unwrap();
+}
+
+#[test]
+fn addresses_parse_as_documented() {
+    assert_eq!(
+        Endpoint::parse("tcp:localhost:0")
+            .unwrap()
+            .socket_addr()
+            .map(|a| a.ip().is_loopback()),
+        Some(true)
+    );
+    assert_eq!(
+        Endpoint::parse("unix:/tmp/x").unwrap(),
+        Endpoint::Unix("/tmp/x".into())
+    );
+    assert_eq!(
+        Endpoint::parse("[::1]:7").unwrap(),
+        Endpoint::Tcp("[::1]:7".parse().unwrap())
+    );
+    let e = Endpoint::parse("/run/app.sock").unwrap();
+    assert_eq!(Endpoint::parse(&e.to_string()).unwrap(), e);
+    assert!(Endpoint::parse("unix:").is_err());
+}
