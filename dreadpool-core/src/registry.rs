@@ -9,10 +9,10 @@ use crate::pending::TaskCounts;
 use crate::queue::{Injector, Stealer};
 use crate::sleep::Sleep;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::thread::{Builder, JoinHandle};
 use crate::sync::{lock, Arc, Mutex};
 use crate::task::{Envelope, IntoTask, Task};
 use crate::worker::{self, WorkerSeat};
-use std::thread::JoinHandle;
 
 /// Everything a pool's workers, handles and joiners share.
 pub(crate) struct Registry {
@@ -100,17 +100,7 @@ impl Registry {
             Ok(()) => return Ok(()),
             Err(unspawned) => unspawned,
         };
-        // Count first, then look at the flag (acquire); `begin_shutdown`
-        // stores the flag (release), and draining workers read it, then the
-        // count with a read-modify-write. Either we see the flag and back
-        // out, or the draining workers see our count and wait for the task we
-        // are about to push (see `TaskCounts::pending`).
-        self.counts.external_spawned();
-        if self.shutdown.load(Ordering::Acquire) {
-            self.counts.external_refused();
-            // Our count may have been all that kept a draining worker or a
-            // joiner waiting: let every sleeper look again.
-            self.sleep.wake_all();
+        if !self.admit_external() {
             return Err(task);
         }
         self.injector.push(envelope.into_task(task));
@@ -118,17 +108,47 @@ impl Registry {
         Ok(())
     }
 
+    /// Counts a task from outside the pool, unless the pool is shutting down.
+    /// Returns whether it was admitted (and counted).
+    ///
+    /// Count first, then look at the flag (acquire); `begin_shutdown` stores
+    /// the flag (release), and draining workers read it, then the count with
+    /// a read-modify-write. Either we see the flag and back out, or the
+    /// draining workers see our count and wait for the task the caller is
+    /// about to push (see `TaskCounts::pending`).
+    fn admit_external(&self) -> bool {
+        if cfg!(all(loom, feature = "__broken_flag_before_count")) {
+            // The natural mistake, flag first: a draining worker may exit
+            // between the check and the count. The loom models catch it.
+            let admitted = !self.shutdown.load(Ordering::Acquire);
+            if admitted {
+                self.counts.external_spawned();
+            }
+            return admitted;
+        }
+        self.counts.external_spawned();
+        if self.shutdown.load(Ordering::Acquire) {
+            self.counts.external_refused();
+            // Our count may have been all that kept a draining worker or a
+            // joiner waiting: let every sleeper look again.
+            self.sleep.wake_all();
+            return false;
+        }
+        true
+    }
+
     /// Spawns `task` into worker `index`'s inbox, to run on that worker and
     /// no other. The same acceptance rule as [`try_spawn`](Self::try_spawn):
     /// refused after shutdown unless the caller is one of the pool's tasks.
     pub(crate) fn try_spawn_on<T: IntoTask>(&self, index: usize, task: T) -> Result<(), T> {
         let envelope = Envelope::new(self);
-        // Counted and checked exactly as in `try_spawn` (same argument).
-        self.counts.external_spawned();
-        if self.shutdown.load(Ordering::Acquire) && worker::current_index(Some(self)).is_none() {
-            self.counts.external_refused();
-            self.sleep.wake_all();
+        let own_task = worker::current_index(Some(self)).is_some();
+        if !own_task && !self.admit_external() {
             return Err(task);
+        }
+        if own_task {
+            // Draining: a pool's own tasks may always spawn.
+            self.counts.external_spawned();
         }
         self.inboxes[index].push(envelope.into_task(task));
         // Only worker `index` may take it, so wake that one: its sleep
@@ -195,7 +215,7 @@ impl Registry {
         // The state travels through this slot rather than the closure so that
         // a failed spawn, which drops the closure, cannot drop a queue.
         let handoff = Arc::new(Mutex::new(Some(state)));
-        let mut builder = std::thread::Builder::new().name(format!("{}-{index}", self.name));
+        let mut builder = Builder::new().name(format!("{}-{index}", self.name));
         if let Some(bytes) = self.stack_size {
             builder = builder.stack_size(bytes);
         }

@@ -6,10 +6,14 @@
 //! crate names `std::sync` directly.
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 
 #[cfg(loom)]
-pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
+pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
+
+/// `std`'s `Arc` even under loom: reference counting is not part of any
+/// protocol modelled here, and loom's `Arc` cannot be a method receiver.
+pub(crate) use std::sync::Arc;
 
 /// Atomics and fences.
 #[allow(unused_imports)] // not every feature combination uses every type
@@ -23,6 +27,15 @@ pub(crate) mod atomic {
     pub(crate) use loom::sync::atomic::{
         fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
+}
+
+/// Threads: `std`'s, or loom's modelled ones.
+pub(crate) mod thread {
+    #[cfg(not(loom))]
+    pub(crate) use std::thread::{Builder, JoinHandle};
+
+    #[cfg(loom)]
+    pub(crate) use loom::thread::{Builder, JoinHandle};
 }
 
 /// Locks `mutex`, ignoring poisoning.

@@ -48,10 +48,18 @@ struct WorkerThread {
     tick: Cell<u32>,
 }
 
+#[cfg(not(loom))]
 thread_local! {
     /// The worker running on this thread, if any. Spawns consult it to push
     /// into the local queue; it is set for the whole life of the worker loop.
     static CURRENT: RefCell<Option<Rc<WorkerThread>>> = const { RefCell::new(None) };
+}
+
+// loom runs its modelled threads on one OS thread: their thread-locals must
+// be loom's.
+#[cfg(loom)]
+loom::thread_local! {
+    static CURRENT: RefCell<Option<Rc<WorkerThread>>> = RefCell::new(None);
 }
 
 /// How a worker loop ended.
@@ -213,6 +221,12 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
             }
             Exit::Respawn => {
                 registry.metrics.worker(index).respawning();
+                if cfg!(all(loom, feature = "__broken_respawn_fresh_queue")) {
+                    // The mistake the seed's `mem::replace` avoids: the
+                    // replacement starts with an empty queue (the loom
+                    // models catch the lost tasks).
+                    state.queue = Worker::new_lifo();
+                }
                 match registry.spawn_worker(state, true) {
                     Ok(()) => {
                         crate::trace::worker_respawned(index);
@@ -458,8 +472,13 @@ impl WorkerThread {
         let index = self.state.index;
         registry.sleep.register_sleeper(index, searching);
         // Second look, after the registration's SeqCst fence: the queues, and
-        // for a waiting worker its latch (see `latch.rs`).
-        if registry.has_visible_work_for(index) || until.is_some_and(|t| t.latch.is_set()) {
+        // for a waiting worker its latch (see `latch.rs`). (Skipped only by
+        // the `__broken_no_second_look` feature, which shows that the loom
+        // models catch the seed's first lost wakeup.)
+        let second_look = !cfg!(all(loom, feature = "__broken_no_second_look"));
+        if second_look
+            && (registry.has_visible_work_for(index) || until.is_some_and(|t| t.latch.is_set()))
+        {
             registry.sleep.cancel(index);
             return Idle::Search;
         }

@@ -7,7 +7,17 @@
 //! batch steals that move up to half of the victim's tasks, and an `Injector`
 //! any thread pushes to. They never return `Retry` (a lock cannot lose a
 //! race), which the scheduler treats the same as a success that moved nothing.
+//!
+//! One thing they must *not* add is synchronization the real queues lack.
+//! crossbeam's `is_empty` is a plain atomic read of the queue's indices, with
+//! no lock; if the stand-in answered `is_empty` under its mutex, that mutex
+//! would order the sleeper's second look after every earlier push and hide
+//! the fences the sleep protocol depends on (a model with the spawner's fence
+//! removed would still pass). So `is_empty` and `len` read a separate atomic
+//! length, published with `Release` after each change: a reader without other
+//! synchronization may see a stale length, as with crossbeam.
 
+use crate::sync::atomic::{AtomicUsize, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 use std::collections::VecDeque;
 
@@ -59,6 +69,13 @@ impl<T> Injector<T> {
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {
         lock(&self.queue).len()
+    }
+
+    pub(crate) fn steal(&self) -> Steal<T> {
+        match lock(&self.queue).pop_front() {
+            Some(task) => Steal::Success(task),
+            None => Steal::Empty,
+        }
     }
 
     pub(crate) fn steal_batch_with_limit_and_pop(

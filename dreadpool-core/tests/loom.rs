@@ -1,0 +1,181 @@
+//! loom models of the pool's synchronization protocols, run on the pool's
+//! real code (`sync.rs` swaps in loom's primitives, `queue/mock.rs` stands in
+//! for crossbeam-deque).
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom" cargo test -p dreadpool-core --no-default-features --release --test loom
+//! ```
+//!
+//! Each model is also run against a deliberately broken build, which it must
+//! catch (`should_panic`), by adding `--features NAME` with NAME one of:
+//!
+//! - `__broken_no_second_look`: the seed's first lost wakeup, a worker that
+//!   sleeps without looking at the queues again after announcing itself;
+//! - `__broken_stale_release`: a worker releases joiners on a stale
+//!   observation that the pool went idle (the bug the wakeup hammer found);
+//! - `__broken_flag_before_count`: a spawner checks the shutdown flag before
+//!   counting its task, so a draining worker can exit under it;
+//! - `__broken_respawn_fresh_queue`: a respawned worker starts with an empty
+//!   queue instead of its predecessor's.
+//!
+//! `.ci/run` runs the clean build and all four broken ones.
+#![cfg(loom)]
+
+use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::Arc;
+
+/// Explores every interleaving up to `LOOM_MAX_PREEMPTIONS` (default 4)
+/// preemptions: enough for every race below (the stale release needs 4),
+/// small enough for CI (about 30 s for all models).
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(4);
+    }
+    builder.check(f);
+}
+
+fn counter() -> (Arc<AtomicUsize>, impl Fn() + Send + Sync + Clone + 'static) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&count);
+    (count, move || {
+        c.fetch_add(1, Ordering::Relaxed);
+    })
+}
+
+/// A spawn racing the only worker as it goes to sleep (both of the seed's
+/// lost wakeups), then a join racing the last task.
+#[test]
+#[cfg_attr(feature = "__broken_no_second_look", should_panic)]
+fn spawn_races_a_worker_going_to_sleep() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new().with_threads(1).build();
+        let (count, task) = counter();
+        pool.spawn(task);
+        pool.join();
+        assert_eq!(
+            count.load(Ordering::Relaxed),
+            1,
+            "join returned before the task ran"
+        );
+        drop(pool);
+    });
+}
+
+/// Two spawners against one sleeping worker: every task runs, nothing
+/// sleeps through a spawn.
+#[test]
+#[cfg_attr(feature = "__broken_no_second_look", should_panic)]
+fn two_spawners_one_worker() {
+    model(|| {
+        let pool = Arc::new(ThreadPoolBuilder::new().with_threads(1).build());
+        let (count, task) = counter();
+        let other = {
+            let (pool, task) = (Arc::clone(&pool), task.clone());
+            loom::thread::spawn(move || pool.spawn(task))
+        };
+        pool.spawn(task);
+        other.join().unwrap();
+        pool.join();
+        assert_eq!(count.load(Ordering::Relaxed), 2);
+    });
+}
+
+/// Join across waves: a worker's observation that wave one went idle must
+/// not release the joiner of wave two.
+#[test]
+#[cfg_attr(feature = "__broken_no_second_look", should_panic)]
+#[cfg_attr(feature = "__broken_stale_release", should_panic)]
+fn join_waves_do_not_release_each_other() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new().with_threads(1).build();
+        let (count, task) = counter();
+        pool.spawn(task.clone());
+        pool.join();
+        pool.spawn(task);
+        pool.join();
+        assert_eq!(
+            count.load(Ordering::Relaxed),
+            2,
+            "the second join returned early"
+        );
+    });
+}
+
+/// A join waits for a task that a task spawned into its local queue.
+#[test]
+#[cfg_attr(feature = "__broken_no_second_look", should_panic)]
+fn join_waits_for_tasks_spawned_by_tasks() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new().with_threads(1).build();
+        let (count, task) = counter();
+        let handle = pool.handle();
+        pool.spawn(move || {
+            task();
+            handle.spawn(task);
+        });
+        pool.join();
+        assert_eq!(count.load(Ordering::Relaxed), 2);
+    });
+}
+
+/// Shutdown racing an outside spawn: the task is either refused (and handed
+/// back) or run; never accepted and lost.
+#[test]
+#[cfg_attr(feature = "__broken_flag_before_count", should_panic)]
+#[cfg_attr(feature = "__broken_no_second_look", should_panic)]
+fn shutdown_races_a_spawn() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new().with_threads(1).build();
+        let (count, task) = counter();
+        let handle = pool.handle();
+        let spawner = loom::thread::spawn(move || handle.try_spawn(task).is_ok());
+        drop(pool);
+        let accepted = spawner.join().unwrap();
+        assert_eq!(count.load(Ordering::Relaxed), usize::from(accepted));
+    });
+}
+
+/// A panicking task's worker is replaced and the replacement runs the
+/// children the task had queued locally.
+#[test]
+#[cfg_attr(feature = "__broken_respawn_fresh_queue", should_panic)]
+#[cfg_attr(feature = "__broken_no_second_look", should_panic)]
+fn respawn_hands_over_the_queue() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(1)
+            .with_panic_policy(PanicPolicy::Respawn)
+            .build();
+        let (count, task) = counter();
+        let handle = pool.handle();
+        pool.spawn(move || {
+            handle.spawn(task);
+            panic!("respawn me");
+        });
+        pool.join();
+        assert_eq!(
+            count.load(Ordering::Relaxed),
+            1,
+            "the queued child was lost"
+        );
+        assert_eq!(pool.panic_count(), 1);
+    });
+}
+
+/// A scope from outside waits for its task; its latch wakes the waiter.
+#[test]
+#[cfg_attr(feature = "__broken_no_second_look", should_panic)]
+fn scope_waits_for_its_task() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new().with_threads(1).build();
+        let count = AtomicUsize::new(0);
+        pool.scope(|s| {
+            s.spawn(|| {
+                count.fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        assert_eq!(count.load(Ordering::Relaxed), 1);
+    });
+}
