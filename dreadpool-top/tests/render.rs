@@ -116,7 +116,9 @@ fn golden_80x24() {
         row_with(&lines, panel);
     }
     row_with(&lines, "q quit");
-    for column in ["state", "queue", "tasks/s", "trend", "steal/s", "ok%", "stoln/s", "busy"] {
+    for column in [
+        "state", "queue", "tasks/s", "trend", "steal/s", "ok%", "stoln/s", "busy",
+    ] {
         row_with(&lines, column);
     }
 }
@@ -131,7 +133,7 @@ fn golden_160x48_uses_the_room() {
     }
     row_with(&lines, "Throughput");
     row_with(&lines, "sched Σ");
-    row_with(&lines, "sched p99│");
+    row_with(&lines, "over time: ━ sched p50");
     row_with(&lines, "● running");
 }
 

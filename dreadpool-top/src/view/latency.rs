@@ -19,6 +19,7 @@ pub const WIDE_MIN_HEIGHT: u16 = 12;
 
 const SCHED: Color = Color::Yellow;
 const RUN: Color = Color::Magenta;
+const SCHED_P50: Color = Color::Indexed(136);
 
 fn quantile_line(label: &str, color: Color, q: &Quantiles, col: usize) -> Line<'static> {
     let mut spans = vec![Span::styled(format!("{label:<7}"), Style::new().fg(color))];
@@ -79,7 +80,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, wide: bool) {
     frame.render_widget(Paragraph::new(lines), top);
 
     let h = &pool.history;
-    if wide && rest.height >= 5 {
+    if wide && rest.height >= 6 {
         render_chart(app, frame, rest);
         return;
     }
@@ -126,7 +127,7 @@ fn render_chart(app: &App, frame: &mut Frame, area: Rect) {
             .name("sched p50")
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
-            .style(Style::new().fg(Color::Rgb(160, 140, 40)))
+            .style(Style::new().fg(SCHED_P50))
             .data(&sched50),
         Dataset::default()
             .name("sched p99")
@@ -157,7 +158,14 @@ fn render_chart(app: &App, frame: &mut Frame, area: Rect) {
                     Span::raw(format::latency(Duration::from_secs_f64(max / 1e6))),
                 ]),
         )
-        .legend_position(Some(ratatui::widgets::LegendPosition::TopLeft))
-        .hidden_legend_constraints((Constraint::Percentage(60), Constraint::Percentage(60)));
-    frame.render_widget(chart, area);
+        .legend_position(None);
+    let [key, plot] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let legend = Line::from(vec![
+        Span::styled("over time: ", theme::label()),
+        Span::styled("━ sched p50  ", Style::new().fg(SCHED_P50)),
+        Span::styled("━ sched p99  ", Style::new().fg(SCHED)),
+        Span::styled("━ run p99", Style::new().fg(RUN)),
+    ]);
+    frame.render_widget(Paragraph::new(legend), key);
+    frame.render_widget(chart, plot);
 }
