@@ -55,6 +55,7 @@ pub struct ThreadPoolBuilder {
     panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
     latency_sampling: u32,
+    respawn_failures_to_inject: usize,
 }
 
 impl Default for ThreadPoolBuilder {
@@ -67,6 +68,7 @@ impl Default for ThreadPoolBuilder {
             panic_policy: PanicPolicy::default(),
             panic_handler: None,
             latency_sampling: crate::metrics::DEFAULT_LATENCY_SAMPLING,
+            respawn_failures_to_inject: 0,
         }
     }
 }
@@ -152,6 +154,15 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Fault injection for tests: the next `count` replacement threads
+    /// (after a panic under [`PanicPolicy::Respawn`]) fail to spawn as if the
+    /// OS had refused them. Not part of the stable API.
+    #[doc(hidden)]
+    pub fn __inject_respawn_failures(mut self, count: usize) -> Self {
+        self.respawn_failures_to_inject = count;
+        self
+    }
+
     /// Starts the pool.
     ///
     /// # Panics
@@ -208,6 +219,7 @@ impl ThreadPoolBuilder {
             panic_handler: self.panic_handler,
             stack_size: self.stack_size,
             latency_sampling: self.latency_sampling,
+            respawn_failures_to_inject: self.respawn_failures_to_inject,
         }));
         for (index, queue) in queues.into_iter().enumerate() {
             if let Err(failure) = registry.spawn_worker(WorkerSeat::new(index, queue), false) {

@@ -18,6 +18,31 @@
 //! - With the `metrics` feature, `ThreadPool::metrics` returns a live
 //!   snapshot of per-worker counters (`PoolMetrics`).
 //!
+//! ## Misuse, and what it gets
+//!
+//! Every case below is exercised by the tests (`tests/api.rs`,
+//! `tests/leaks.rs`, `tests/panics.rs`, `builder.rs`); none hangs, aborts or
+//! loses a task.
+//!
+//! | misuse | what happens |
+//! |---|---|
+//! | `with_threads(n)` above [`MAX_THREADS`] | [`BuildError::TooManyThreads`] |
+//! | more threads than the OS will start | [`BuildError::Spawn`]; the threads already started are stopped and joined |
+//! | `with_stack_size(0)`, below [`MIN_STACK_SIZE`] or above [`MAX_STACK_SIZE`] | [`BuildError::InvalidStackSize`] |
+//! | a thread name prefix containing a NUL byte | [`BuildError::InvalidThreadName`] |
+//! | `with_backlog(0)` | [`BuildError::InvalidBacklog`] |
+//! | `DREADPOOL_THREADS` set to garbage (`four`, `-1`, `1.5`) | [`BuildError::InvalidThreadsEnv`] (only consulted when `with_threads` is 0 or unset) |
+//! | `DREADPOOL_THREADS=0` or empty | the default: one thread per CPU |
+//! | [`build`](ThreadPoolBuilder::build) on any of the above | panics with the error's message; [`try_build`](ThreadPoolBuilder::try_build) returns it |
+//! | spawning after shutdown, from outside the pool | [`try_spawn`](Handle::try_spawn) returns the closure in a [`SpawnError`]; [`spawn`](Handle::spawn) panics saying so |
+//! | spawning while the pool drains, from one of its own tasks | accepted and run: the drain waits for it |
+//! | a scope on a shut-down pool, from outside | its tasks run on the calling thread |
+//! | [`join`](ThreadPool::join) from one of the pool's own tasks | panics: it would wait for itself |
+//! | dropping the last `Arc<ThreadPool>` inside one of its tasks | the shutdown starts and the pool detaches: the workers drain and exit on their own |
+//! | a task that never returns | [`join_timeout`](ThreadPool::join_timeout) returns `false`; `join`, `shutdown` and drop wait for it |
+//! | a panicking panic handler, a panic payload whose `Drop` panics, a panicking `tracing` subscriber | contained; counted and logged where possible; the worker carries on |
+//! | the OS refusing a replacement thread | the panicked thread carries on as the worker ([`ThreadPool::respawn_failures`] counts it) |
+//!
 //! ## Features
 //!
 //! - `tracing` (default): a `dreadpool.worker` span around each worker

@@ -229,6 +229,14 @@ impl ThreadPool {
         self.registry.metrics_snapshot()
     }
 
+    /// How many replacement threads the OS refused after a panic under
+    /// [`PanicPolicy::Respawn`](crate::PanicPolicy::Respawn). Each time, the
+    /// panicked thread carried on as the worker, so the pool kept its full
+    /// strength; an `ERROR` event is also logged with the `tracing` feature.
+    pub fn respawn_failures(&self) -> usize {
+        self.registry.respawn_failures()
+    }
+
     /// How many tasks have panicked so far.
     pub fn panic_count(&self) -> usize {
         self.registry.panic_count()
@@ -237,6 +245,10 @@ impl ThreadPool {
     /// Shuts the pool down: refuses new work from outside, runs every queued
     /// task and everything those tasks spawn, then joins all worker threads.
     /// Idempotent; `Drop` calls it.
+    ///
+    /// A task that never returns makes this wait forever, like any join of
+    /// a thread running it: use [`join_timeout`](Self::join_timeout) first
+    /// to find out, and make such tasks observe a cancellation signal.
     ///
     /// Called from one of the pool's own tasks (for example by dropping the
     /// last `Arc<ThreadPool>` there), it cannot wait for its own thread: it

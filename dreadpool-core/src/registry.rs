@@ -34,6 +34,10 @@ pub(crate) struct Registry {
     pub(crate) panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
     panic_count: AtomicUsize,
+    /// Replacement threads the OS refused (the old thread carried on).
+    respawn_failures: AtomicUsize,
+    /// Test hook: refuse this many replacement threads as if the OS had.
+    respawn_failures_to_inject: AtomicUsize,
     stack_size: Option<usize>,
     /// Set once, by shutdown; never cleared.
     shutdown: AtomicBool,
@@ -54,6 +58,7 @@ pub(crate) struct RegistryConfig {
     pub(crate) panic_handler: Option<PanicHandler>,
     pub(crate) stack_size: Option<usize>,
     pub(crate) latency_sampling: u32,
+    pub(crate) respawn_failures_to_inject: usize,
 }
 
 /// A worker thread could not be started; the state it was to run is handed
@@ -79,6 +84,8 @@ impl Registry {
             panic_policy: config.panic_policy,
             panic_handler: config.panic_handler,
             panic_count: AtomicUsize::new(0),
+            respawn_failures: AtomicUsize::new(0),
+            respawn_failures_to_inject: AtomicUsize::new(config.respawn_failures_to_inject),
             stack_size: config.stack_size,
             shutdown: AtomicBool::new(false),
             threads: Mutex::new(Vec::with_capacity(workers)),
@@ -212,6 +219,12 @@ impl Registry {
         owes_completion: bool,
     ) -> Result<(), SpawnFailure> {
         let index = state.index;
+        if owes_completion && self.take_injected_respawn_failure() {
+            return Err(SpawnFailure {
+                error: std::io::Error::other("replacement thread refused by a test hook"),
+                state,
+            });
+        }
         // The state travels through this slot rather than the closure so that
         // a failed spawn, which drops the closure, cannot drop a queue.
         let handoff = Arc::new(Mutex::new(Some(state)));
@@ -277,6 +290,22 @@ impl Registry {
         self.panic_policy
     }
 
+    fn take_injected_respawn_failure(&self) -> bool {
+        self.respawn_failures_to_inject
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    /// Counts a replacement thread the OS refused.
+    pub(crate) fn respawn_failed(&self) {
+        self.respawn_failures.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Replacement threads the OS refused so far.
+    pub(crate) fn respawn_failures(&self) -> usize {
+        self.respawn_failures.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn panic_count(&self) -> usize {
         self.panic_count.load(Ordering::Relaxed)
     }
@@ -292,6 +321,7 @@ impl Registry {
                 tasks_spawned_external: self.counts.external_total(),
                 tasks_pending: self.counts.pending(),
                 panics: self.panic_count() as u64,
+                respawn_failures: self.respawn_failures() as u64,
             },
             |index| WorkerGauges {
                 tasks_run: self.counts.completed_by(index),

@@ -200,13 +200,17 @@ fn with_recorder(f: impl FnOnce(&crate::metrics::WorkerRecorder<'_>)) {
 pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_completion: bool) {
     let index = state.index;
     let _span = crate::trace::worker_span(&registry.name, index);
+    // A thread started with a completion owed is a replacement.
+    let mut replacement = owes_completion;
     loop {
         let worker = Rc::new(WorkerThread::new(Arc::clone(&registry), state));
         CURRENT.with(|current| *current.borrow_mut() = Some(Rc::clone(&worker)));
         if owes_completion {
             // The predecessor's panicked task: counted only now, so that a
             // join() returning after a panic finds the replacement running.
-            registry.metrics.worker(index).respawned();
+            if replacement {
+                registry.metrics.worker(index).respawned();
+            }
             registry.counts.completed(index);
         }
         let exit = worker.run_loop(None);
@@ -233,12 +237,14 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
                         return;
                     }
                     Err(failure) => {
-                        // Keep this thread as the worker: capacity is never lost.
-                        // (Its `respawns` count still rises: the completion it
-                        // owes is counted the same way, at the top of the loop.)
+                        // Keep this thread as the worker: capacity is never
+                        // lost. It counts the completion it owes at the top
+                        // of the loop.
+                        registry.respawn_failed();
                         crate::trace::respawn_failed(index, &failure.error);
                         state = failure.state;
                         owes_completion = true;
+                        replacement = false;
                     }
                 }
             }

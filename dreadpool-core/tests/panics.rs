@@ -11,6 +11,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
 fn pool_with(policy: PanicPolicy, threads: usize) -> ThreadPool {
+    common::quiet_worker_panics();
     ThreadPoolBuilder::new()
         .with_threads(threads)
         .with_panic_policy(policy)
@@ -258,4 +259,80 @@ fn abort_policy_aborts_the_process() {
         "expected SIGABRT; stderr: {stderr}"
     );
     assert!(stderr.contains("panic policy is Abort"), "{stderr}");
+}
+
+#[test]
+fn a_replacement_the_os_refuses_leaves_the_old_thread_working() {
+    let pool = Arc::new(
+        ThreadPoolBuilder::new()
+            .with_threads(1)
+            .with_panic_policy(PanicPolicy::Respawn)
+            .__inject_respawn_failures(3)
+            .build(),
+    );
+    let done = Arc::new(AtomicUsize::new(0));
+    let threads = Arc::new(Mutex::new(Vec::new()));
+    for _ in 0..5 {
+        let (p, d, t) = (Arc::clone(&pool), Arc::clone(&done), Arc::clone(&threads));
+        pool.spawn(move || {
+            t.lock().unwrap().push(thread::current().id());
+            // Children in this worker's own queue: they must survive.
+            for _ in 0..10 {
+                let d = Arc::clone(&d);
+                p.spawn(move || {
+                    d.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            panic!("respawn refused");
+        });
+    }
+    assert!(pool.join_timeout(HANG), "join hung after a refused respawn");
+    assert_eq!(
+        done.load(Ordering::Relaxed),
+        50,
+        "queued children were lost"
+    );
+    assert_eq!(pool.panic_count(), 5);
+    assert_eq!(pool.respawn_failures(), 3);
+    // The first three panics could not be replaced, so the same thread ran
+    // the fourth task too; its panic was replaced, and the fifth task ran on
+    // the replacement.
+    let threads = threads.lock().unwrap();
+    assert!(threads[..4].iter().all(|t| *t == threads[0]), "{threads:?}");
+    assert_ne!(threads[4], threads[0], "{threads:?}");
+    assert_full_strength(&pool);
+}
+
+#[test]
+fn a_storm_where_every_task_panics() {
+    for policy in [PanicPolicy::Respawn, PanicPolicy::Continue] {
+        let pool = Arc::new(pool_with(policy, 2));
+        let ran = Arc::new(AtomicUsize::new(0));
+        for _ in 0..300 {
+            let (p, r) = (Arc::clone(&pool), Arc::clone(&ran));
+            pool.spawn(move || {
+                r.fetch_add(1, Ordering::Relaxed);
+                // Queue two children that panic too, then panic.
+                for _ in 0..2 {
+                    let r = Arc::clone(&r);
+                    p.spawn(move || {
+                        r.fetch_add(1, Ordering::Relaxed);
+                        panic!("storm child");
+                    });
+                }
+                panic!("storm parent");
+            });
+        }
+        assert!(
+            pool.join_timeout(HANG),
+            "{policy:?}: join hung in the storm"
+        );
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            900,
+            "{policy:?}: queued tasks lost"
+        );
+        assert_eq!(pool.panic_count(), 900, "{policy:?}");
+        assert_full_strength(&pool);
+    }
 }

@@ -11,6 +11,7 @@ use std::thread;
 use std::time::Duration;
 
 fn pool(threads: usize) -> ThreadPool {
+    common::quiet_worker_panics();
     ThreadPoolBuilder::new().with_threads(threads).build()
 }
 

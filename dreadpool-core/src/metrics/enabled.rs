@@ -57,6 +57,7 @@ pub(crate) struct PoolGauges<'a> {
     pub(crate) tasks_spawned_external: u64,
     pub(crate) tasks_pending: u64,
     pub(crate) panics: u64,
+    pub(crate) respawn_failures: u64,
 }
 
 /// The values a worker's snapshot needs from the rest of the pool.
@@ -178,6 +179,7 @@ impl PoolRecorder {
             tasks_spawned_external: pool.tasks_spawned_external,
             tasks_pending: pool.tasks_pending,
             panics: pool.panics,
+            respawn_failures: pool.respawn_failures,
             latency_sampling: self.sampling,
             workers,
         }

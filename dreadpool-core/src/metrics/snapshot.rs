@@ -122,6 +122,9 @@ pub struct PoolMetrics {
     pub tasks_pending: u64,
     /// Task panics, all workers.
     pub panics: u64,
+    /// Replacement threads the OS refused after a panic (each time, the
+    /// panicked thread carried on as the worker, so no capacity was lost).
+    pub respawn_failures: u64,
     /// One in this many tasks is timed for the latency histograms.
     pub latency_sampling: u32,
     /// Per-worker counters, by index.

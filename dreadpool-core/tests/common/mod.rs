@@ -84,3 +84,22 @@ pub fn settled_threads(prefix: &str, expected: usize) -> usize {
         std::thread::yield_now();
     }
 }
+
+/// Silences the default panic message for panics on pool worker threads
+/// (named `dreadpool-N`), which tests provoke by the thousand on purpose;
+/// printing each (with a backtrace when `RUST_BACKTRACE` is set) would slow
+/// them badly. Panics on the test's own thread still print.
+pub fn quiet_worker_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let on_worker = std::thread::current()
+                .name()
+                .is_some_and(|name| name.starts_with("dreadpool-"));
+            if !on_worker {
+                default(info);
+            }
+        }));
+    });
+}
