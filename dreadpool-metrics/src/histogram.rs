@@ -94,6 +94,9 @@ impl Quantiles {
 pub(crate) struct LatencyDistribution {
     histogram: Histogram<u64>,
     outliers: u64,
+    /// Sum of the recorded midpoints, in nanoseconds, for the mean (cheaper
+    /// than hdrhistogram's walk over every bucket).
+    sum: f64,
 }
 
 impl LatencyDistribution {
@@ -101,12 +104,16 @@ impl LatencyDistribution {
         LatencyDistribution {
             histogram: bounded(nanos::of(LatencyHistogram::MAX)),
             outliers: 0,
+            sum: 0.0,
         }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.histogram.reset();
+        if !self.histogram.is_empty() {
+            self.histogram.reset();
+        }
         self.outliers = 0;
+        self.sum = 0.0;
     }
 
     pub(crate) fn add(&mut self, snapshot: &HistogramSnapshot) {
@@ -116,8 +123,21 @@ impl LatencyDistribution {
                 self.outliers += bucket.count;
             }
             self.histogram.saturating_record_n(value, bucket.count);
+            self.sum += value.min(self.histogram.high()) as f64 * bucket.count as f64;
         }
         self.outliers += snapshot.outliers;
+    }
+
+    /// Adds `other`'s values (built with the same bounds).
+    pub(crate) fn merge(&mut self, other: &LatencyDistribution) {
+        // Same bounds on both sides, so the addition cannot fail for want
+        // of range; should it fail anyway, the values are counted as
+        // outliers rather than lost silently.
+        if self.histogram.add(&other.histogram).is_err() {
+            self.outliers += other.histogram.len();
+        }
+        self.outliers += other.outliers;
+        self.sum += other.sum;
     }
 
     pub(crate) fn quantiles(&self) -> Quantiles {
@@ -136,7 +156,7 @@ impl LatencyDistribution {
             p99: at(0.99),
             p999: at(0.999),
             max: Duration::from_nanos(h.max()),
-            mean: Duration::from_nanos(finite_or_zero(h.mean()) as u64),
+            mean: Duration::from_nanos(finite_or_zero(self.sum / h.len() as f64) as u64),
             outliers: self.outliers,
         }
     }

@@ -156,8 +156,11 @@ impl Monitor {
 
         self.interval_delay.clear();
         self.interval_run.clear();
-        self.total_delay.clear();
-        self.total_run.clear();
+        if before.is_none() {
+            // From the start (first sample, or the source restarted).
+            self.total_delay.clear();
+            self.total_run.clear();
+        }
         let empty = WorkerSnapshot::default();
         for (i, now) in snapshot.workers.iter().enumerate() {
             let then = before.and_then(|b| b.workers.get(i)).unwrap_or(&empty);
@@ -167,10 +170,11 @@ impl Monitor {
                 &then.schedule_delay,
             );
             add_delta(&mut self.interval_run, &now.run_time, &then.run_time);
-            self.total_delay.add(&now.schedule_delay);
-            self.total_run.add(&now.run_time);
             self.local_depth.record_n(now.local_queue_depth as u64, 1);
         }
+        // The pool's life so far is the previous total plus this interval.
+        self.total_delay.merge(&self.interval_delay);
+        self.total_run.merge(&self.interval_run);
         interval.schedule_delay = self.interval_delay.quantiles();
         interval.run_time = self.interval_run.quantiles();
         interval.schedule_delay_total = self.total_delay.quantiles();
