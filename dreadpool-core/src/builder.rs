@@ -288,6 +288,7 @@ mod tests {
         assert_eq!(resolve_threads(0, Some("0".into())).unwrap(), cpus);
         assert_eq!(resolve_threads(0, None).unwrap(), cpus);
         assert_eq!(resolve_threads(0, Some(" ".into())).unwrap(), cpus);
+        assert_eq!(resolve_threads(0, Some(String::new())).unwrap(), cpus);
     }
 
     #[test]

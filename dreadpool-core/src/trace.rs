@@ -88,7 +88,12 @@ mod imp {
 
 #[cfg(not(feature = "tracing"))]
 mod imp {
-    pub(crate) fn worker_span(_pool: &str, _worker: usize) {}
+    /// Without `tracing` there is no span to hold.
+    pub(crate) struct NoSpan;
+
+    pub(crate) fn worker_span(_pool: &str, _worker: usize) -> NoSpan {
+        NoSpan
+    }
     pub(crate) fn pool_started(_pool: &str, _threads: usize) {}
     pub(crate) fn pool_shutdown(_pool: &str) {}
     pub(crate) fn task_panicked(_worker: usize, _message: &str) {}
