@@ -291,7 +291,14 @@ impl Exporter {
     /// string.
     pub fn addr(&self) -> String {
         match &self.endpoint {
-            Endpoint::Unix(path) => path.display().to_string(),
+            Endpoint::Unix(path) => {
+                let plain = path.display().to_string();
+                // A relative path such as `host:7` would read as TCP.
+                match Endpoint::parse(&plain) {
+                    Ok(Endpoint::Unix(p)) if p == *path => plain,
+                    _ => format!("unix:{plain}"),
+                }
+            }
             Endpoint::Tcp(addr) => addr.to_string(),
         }
     }

@@ -17,7 +17,7 @@
 //!   the spirit of Go's schedtrace, or as JSON.
 //! - [`Exporter`] and [`Client`]: newline-delimited JSON over a Unix socket
 //!   or loopback TCP, for `dreadpool-top --attach` and anything else.
-//! - With the `metrics-rs` feature, [`publish`]: the counters and gauges
+//! - With the `metrics-rs` feature, `publish` (and its `Publisher`): the counters and gauges
 //!   through the `metrics` facade, for Prometheus, StatsD and the rest.
 //!
 //! Most users reach this crate as `dreadpool::metrics` (the facade's
@@ -38,6 +38,14 @@
 //! println!("{interval}"); // SCHED 2ms: pool=dreadpool threads=2 running=0 idle=2 ...
 //! println!("{}", monitor.report()); // the table
 //! ```
+//!
+//! # Features
+//!
+//! - `metrics-rs` (off by default): the `publish` module and its
+//!   `Publisher`, through the `metrics` facade crate.
+//!
+//! Everything else is always on: this crate exists to be used when the
+//! core's `metrics` feature is.
 //!
 //! # Wire protocol
 //!

