@@ -148,6 +148,15 @@ impl ThreadPoolBuilder {
     /// [`DEFAULT_LATENCY_SAMPLING`](crate::DEFAULT_LATENCY_SAMPLING), costs
     /// three clock reads per 64 tasks. Each spawning thread picks every `n`th
     /// of its own spawns, so the sample is spread across spawners.
+    ///
+    /// How much accuracy sampling costs is measured by the
+    /// `sampling_accuracy` example (`cargo run --release --example
+    /// sampling_accuracy --features metrics`): 20,000 tasks spinning for
+    /// log-uniform durations of 5 to 500 us on 2 threads. Sampling 1 in 64
+    /// (312 samples) gave run-time p50, p90, p99 and p99.9 within 10% of
+    /// timing every task (+0.0%, +9.5%, +9.7%, +0.0% in the last run, on a
+    /// loaded 2-core machine): within one histogram bucket (12.5% wide), the
+    /// histogram's own resolution.
     #[cfg(feature = "metrics")]
     pub fn with_latency_sampling(mut self, n: u32) -> Self {
         self.latency_sampling = n;

@@ -11,6 +11,7 @@ use ratatui::crossterm::event;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -71,6 +72,25 @@ fn run(cli: Cli) -> Result<(), String> {
     result
 }
 
+/// Reads terminal events on their own thread. crossterm's reader spins at
+/// full CPU, without ever returning, once the terminal hangs up (it retries a
+/// read that keeps returning end-of-file); on this thread that cannot stall
+/// the main loop, which notices the hang-up (`term::hung_up`) and exits,
+/// taking the process and this thread with it.
+fn read_input() -> io::Result<mpsc::Receiver<io::Result<event::Event>>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("dreadpool-top-input".into())
+        .spawn(move || loop {
+            let ev = event::read();
+            let failed = ev.is_err();
+            if tx.send(ev).is_err() || failed {
+                return;
+            }
+        })?;
+    Ok(rx)
+}
+
 /// The loop: draw when something changed, wait for a key until the next
 /// sample is due, sample, repeat.
 fn run_tui(mut app: App, mut source: Source, refresh: Duration) -> io::Result<()> {
@@ -83,6 +103,7 @@ fn run_tui(mut app: App, mut source: Source, refresh: Duration) -> io::Result<()
         signal_hook::flag::register(signal, Arc::clone(&signalled))?;
     }
     let (mut terminal, guard) = term::enter()?;
+    let events = read_input()?;
     let mut meter = CpuMeter::new(Duration::from_secs(2));
     app.ingest(source.tick());
     let mut next_tick = Instant::now() + refresh;
@@ -98,25 +119,23 @@ fn run_tui(mut app: App, mut source: Source, refresh: Duration) -> io::Result<()
         let wait = next_tick
             .saturating_duration_since(Instant::now())
             .min(Duration::from_millis(100));
-        match event::poll(wait) {
-            Ok(true) => match event::read() {
-                Ok(ev) => {
-                    if matches!(ev, event::Event::Resize(..)) {
-                        dirty = true;
-                    }
-                    if let Some(action) = input::map_event(&ev) {
-                        if let Some(command) = app.update(action) {
-                            source.apply(command);
-                        }
-                        dirty = true;
-                    }
+        match events.recv_timeout(wait) {
+            Ok(Ok(ev)) => {
+                if matches!(ev, event::Event::Resize(..)) {
+                    dirty = true;
                 }
-                Err(e) => break Err(e),
-            },
-            Ok(false) => {}
-            Err(e) => break Err(e),
+                if let Some(action) = input::map_event(&ev) {
+                    if let Some(command) = app.update(action) {
+                        source.apply(command);
+                    }
+                    dirty = true;
+                }
+            }
+            Ok(Err(e)) => break Err(e),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Ok(()),
         }
-        if app.should_quit() || signalled.load(Ordering::Relaxed) {
+        if app.should_quit() || signalled.load(Ordering::Relaxed) || term::hung_up() {
             break Ok(());
         }
         let now = Instant::now();

@@ -45,6 +45,7 @@ pub fn enter() -> io::Result<(Term, Guard)> {
 }
 
 /// Leaves the alternate screen and raw mode, once; later calls do nothing.
+
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = execute!(io::stdout(), LeaveAlternateScreen, Show);
@@ -64,4 +65,21 @@ pub fn install_panic_hook(quiet: fn(&PanicHookInfo<'_>) -> bool) {
         restore();
         previous(info);
     }));
+}
+
+/// True once the terminal has hung up (its window closed, its tmux session
+/// killed): standard input then reports `POLLHUP`. Checked by the main loop,
+/// because a hung-up terminal does not always deliver SIGHUP to us, and
+/// crossterm's event poll would otherwise spin on the dead descriptor at
+/// full CPU forever.
+pub fn hung_up() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `fd` is a valid, initialised pollfd array of length 1 that
+    // outlives the call; a zero timeout makes the call non-blocking.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
 }

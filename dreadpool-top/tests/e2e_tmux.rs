@@ -279,3 +279,35 @@ fn attached_it_shows_the_host_survives_a_lost_connection_and_reconnects() {
     tmux.keys("q");
     assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
 }
+
+#[test]
+fn closing_the_terminal_ends_the_dashboard() {
+    require_tmux!();
+    let scratch = Scratch::new("hangup");
+    let pid_file = scratch.path("pid");
+    // `exec` keeps the pid: the shell's pid becomes the dashboard's.
+    let command = format!("echo $$ > '{}'; exec '{BIN}' --rate 0", pid_file.display());
+    let tmux = Tmux::start("hangup", 80, 24, &command);
+    tmux.wait_for("the dashboard", |s| s.contains("dreadpool-top"));
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .expect("the pid file is written before exec")
+        .trim()
+        .parse()
+        .expect("a pid");
+    // The terminal goes away under the dashboard, as when a window closes.
+    drop(tmux);
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let deadline = Instant::now() + PATIENCE;
+    while proc_dir.exists() {
+        // A zombie has exited; only a live process fails the test.
+        let state = std::fs::read_to_string(proc_dir.join("stat")).unwrap_or_default();
+        if state.split_whitespace().nth(2) == Some("Z") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "dreadpool-top kept running after its terminal hung up (it would spin on the dead tty)"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
