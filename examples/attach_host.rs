@@ -123,7 +123,7 @@ fn main() {
         for _ in 0..(5 + rng.next() % 5) {
             request += 1;
             let work = rng.micros(40, 250);
-            let fails = rng.next() % 5_000 == 0;
+            let fails = rng.next().is_multiple_of(5_000);
             let id = request;
             api.spawn(move || {
                 spin(work);

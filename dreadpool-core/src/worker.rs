@@ -43,6 +43,9 @@ impl WorkerSeat {
 struct WorkerThread {
     registry: Arc<Registry>,
     state: WorkerSeat,
+    /// Where batches land to be counted before they join `state.queue` (see
+    /// `take_batch`); always empty between transfers. Nobody steals from it.
+    scratch: Worker<Task>,
     /// xorshift64 state for picking the first steal victim.
     rng: Cell<u64>,
     tick: Cell<u32>,
@@ -258,6 +261,7 @@ impl WorkerThread {
         WorkerThread {
             registry,
             state,
+            scratch: Worker::new_lifo(),
             rng: Cell::new(seed | 1),
             tick: Cell::new(0),
         }
@@ -343,7 +347,7 @@ impl WorkerThread {
     fn find_task(&self) -> Option<Task> {
         let tick = self.tick.get().wrapping_add(1);
         self.tick.set(tick);
-        if tick % GLOBAL_CHECK_INTERVAL == 0 {
+        if tick.is_multiple_of(GLOBAL_CHECK_INTERVAL) {
             if let Some(task) = self.pull_inbox().or_else(|| self.pull_global()) {
                 return Some(task);
             }
@@ -371,23 +375,52 @@ impl WorkerThread {
     /// Tops off the local queue from the global one, up to the backlog
     /// target, and returns one task to run now.
     fn pull_global(&self) -> Option<Task> {
-        let queued = self.state.queue.len();
         // The limit counts the popped task too, so it is at least 1.
-        let limit = self.registry.backlog.saturating_sub(queued).max(1);
+        let limit = self
+            .registry
+            .backlog
+            .saturating_sub(self.state.queue.len())
+            .max(1);
+        let injector = &self.registry.injector;
         loop {
-            match self
-                .registry
-                .injector
-                .steal_batch_with_limit_and_pop(&self.state.queue, limit)
-            {
-                Steal::Success(task) => {
-                    let moved = self.state.queue.len().saturating_sub(queued);
-                    self.recorder().pulled_global(moved + 1);
+            match self.take_batch(|dest| injector.steal_batch_with_limit_and_pop(dest, limit)) {
+                Steal::Success((task, batch)) => {
+                    self.recorder().pulled_global(batch);
                     return Some(task);
                 }
                 Steal::Empty => return None,
                 Steal::Retry => continue,
             }
+        }
+    }
+
+    /// Runs a batch transfer `take` into this worker's local queue and
+    /// returns the popped task with the batch size (popped task included).
+    ///
+    /// With the `metrics` feature the batch lands in a private scratch queue
+    /// first and is counted there, then moved over: counting it in the
+    /// shared local queue would undercount whenever a thief steals from it
+    /// during the transfer (a test caught 978 global pulls for 1000 tasks).
+    /// Without the feature the batch goes straight to the local queue and
+    /// the size is not computed.
+    fn take_batch(&self, take: impl FnOnce(&Worker<Task>) -> Steal<Task>) -> Steal<(Task, usize)> {
+        if !crate::metrics::COUNTS_BATCHES {
+            return match take(&self.state.queue) {
+                Steal::Success(task) => Steal::Success((task, 0)),
+                Steal::Empty => Steal::Empty,
+                Steal::Retry => Steal::Retry,
+            };
+        }
+        match take(&self.scratch) {
+            Steal::Success(task) => {
+                let batch = self.scratch.len() + 1;
+                while let Some(moved) = self.scratch.pop() {
+                    self.state.queue.push(moved);
+                }
+                Steal::Success((task, batch))
+            }
+            Steal::Empty => Steal::Empty,
+            Steal::Retry => Steal::Retry,
         }
     }
 
@@ -408,11 +441,8 @@ impl WorkerThread {
                     continue;
                 }
                 self.recorder().steal_attempted();
-                // Our queue is empty when we steal (we only steal after
-                // popping it dry), so its length afterwards is the batch.
-                match stealers[victim].steal_batch_and_pop(&self.state.queue) {
-                    Steal::Success(task) => {
-                        let batch = self.state.queue.len() + 1;
+                match self.take_batch(|dest| stealers[victim].steal_batch_and_pop(dest)) {
+                    Steal::Success((task, batch)) => {
                         self.recorder().stole(victim, batch);
                         crate::trace::stole(self.state.index, victim, batch);
                         return Some(task);

@@ -85,7 +85,7 @@ fn run_mix(threads: usize, outside_spawners: usize, total: usize, seed: u64) {
                     handle.spawn(move || task(h, l, id, s));
                     // Now and then wait for the pool mid-stream, as real
                     // callers do.
-                    if rng.next() % 50_000 == 0 {
+                    if rng.next().is_multiple_of(50_000) {
                         thread::yield_now();
                     }
                 }

@@ -163,7 +163,7 @@ fn spin(d: Duration, shared: &Shared) {
     while Instant::now() < end {
         std::hint::spin_loop();
         n = n.wrapping_add(1);
-        if n % 1024 == 0 && shared.cancel.load(Ordering::Relaxed) {
+        if n.is_multiple_of(1024) && shared.cancel.load(Ordering::Relaxed) {
             return;
         }
     }

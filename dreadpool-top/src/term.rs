@@ -45,7 +45,6 @@ pub fn enter() -> io::Result<(Term, Guard)> {
 }
 
 /// Leaves the alternate screen and raw mode, once; later calls do nothing.
-
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = execute!(io::stdout(), LeaveAlternateScreen, Show);

@@ -122,7 +122,7 @@ impl PoolRecorder {
                 next
             })
             .ok()?;
-        (tick % self.sampling == 0).then(Instant::now)
+        tick.is_multiple_of(self.sampling).then(Instant::now)
     }
 
     fn nanos_since_start(&self) -> u64 {

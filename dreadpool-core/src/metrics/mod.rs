@@ -24,5 +24,9 @@ pub use histogram::LatencyHistogram;
 #[cfg(feature = "metrics")]
 pub use snapshot::{PoolMetrics, WorkerMetrics, WorkerState};
 
+/// Whether batch transfers are counted (see `WorkerThread::take_batch`):
+/// with the feature off, nobody reads the count, so it is not computed.
+pub(crate) const COUNTS_BATCHES: bool = cfg!(feature = "metrics");
+
 /// By default one task in this many is timed for the latency histograms.
 pub const DEFAULT_LATENCY_SAMPLING: u32 = 64;

@@ -114,7 +114,7 @@ pub fn bar(value: f64, max: f64, width: usize) -> String {
     };
     let eighths = (fill * width as f64 * 8.0).round() as usize;
     let mut out = "█".repeat(eighths / 8);
-    if eighths % 8 > 0 {
+    if !eighths.is_multiple_of(8) {
         out.push(EIGHTHS[eighths % 8]);
     }
     let len = out.chars().count();
