@@ -47,12 +47,7 @@ impl Handle {
     where
         F: FnOnce() + Send + 'static,
     {
-        if self.try_spawn(task).is_err() {
-            panic!(
-                "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
-                self.registry.name
-            );
-        }
+        self.registry.spawn(task);
     }
 
     /// Spawns `task` into the pool, or gives it back in the error if the pool

@@ -21,7 +21,7 @@
 
 use crate::pending::TaskCounts;
 use crate::sync::atomic::{fence, AtomicUsize, Ordering};
-use crate::sync::{lock, wait, wait_timeout, Condvar, Mutex};
+use crate::sync::{lock, wait_until, Condvar, Mutex};
 use std::time::Instant;
 
 /// Joiners of one pool.
@@ -56,15 +56,9 @@ impl IdleLatch {
             if *generation != start || counts.is_idle() {
                 break true;
             }
-            match deadline {
-                None => generation = wait(&self.condvar, generation),
-                Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        break false;
-                    }
-                    generation = wait_timeout(&self.condvar, generation, deadline - now);
-                }
+            match wait_until(&self.condvar, generation, deadline) {
+                Ok(guard) => generation = guard,
+                Err(_) => break false,
             }
         };
         self.waiters.fetch_sub(1, Ordering::Relaxed);

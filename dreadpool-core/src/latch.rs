@@ -25,7 +25,7 @@
 
 use crate::registry::Registry;
 use crate::sync::atomic::{AtomicBool, Ordering};
-use crate::sync::{lock, wait, wait_timeout, Arc, Condvar, Mutex};
+use crate::sync::{lock, wait_until, Arc, Condvar, Mutex};
 use std::time::Instant;
 
 /// A worker of some pool that waits on a latch.
@@ -85,15 +85,9 @@ impl Latch {
     pub(crate) fn wait_blocking(&self, deadline: Option<Instant>) -> bool {
         let mut guard = lock(&self.waiter);
         while !self.is_set() {
-            match deadline {
-                None => guard = wait(&self.condvar, guard),
-                Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return false;
-                    }
-                    guard = wait_timeout(&self.condvar, guard, deadline - now);
-                }
+            match wait_until(&self.condvar, guard, deadline) {
+                Ok(next) => guard = next,
+                Err(_) => return false,
             }
         }
         true

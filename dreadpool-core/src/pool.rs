@@ -71,12 +71,7 @@ impl ThreadPool {
     where
         F: FnOnce() + Send + 'static,
     {
-        if self.registry.try_spawn(task).is_err() {
-            panic!(
-                "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
-                self.registry.name
-            );
-        }
+        self.registry.spawn(task);
     }
 
     /// Like [`spawn`](Self::spawn), but gives the closure back if the pool

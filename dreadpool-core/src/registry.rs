@@ -115,6 +115,17 @@ impl Registry {
         Ok(())
     }
 
+    /// [`try_spawn`](Self::try_spawn), panicking (for the public `spawn`s)
+    /// when the task is refused.
+    pub(crate) fn spawn<T: IntoTask>(&self, task: T) {
+        if self.try_spawn(task).is_err() {
+            panic!(
+                "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
+                self.name
+            );
+        }
+    }
+
     /// Counts a task from outside the pool, unless the pool is shutting down.
     /// Returns whether it was admitted (and counted).
     ///

@@ -58,6 +58,28 @@ pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexG
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Waits on `condvar` until notified or until `deadline` (forever if none),
+/// ignoring poisoning. `Err` carries the guard back when the deadline had
+/// already passed; a wakeup before it (real or spurious) is `Ok`, so callers
+/// loop on their own condition.
+pub(crate) fn wait_until<'a, T>(
+    condvar: &Condvar,
+    guard: MutexGuard<'a, T>,
+    deadline: Option<std::time::Instant>,
+) -> Result<MutexGuard<'a, T>, MutexGuard<'a, T>> {
+    match deadline {
+        None => Ok(wait(condvar, guard)),
+        Some(deadline) => {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                Err(guard)
+            } else {
+                Ok(wait_timeout(condvar, guard, deadline - now))
+            }
+        }
+    }
+}
+
 /// Waits on `condvar` for at most `timeout`, ignoring poisoning (see [`lock`]).
 #[cfg(not(loom))]
 pub(crate) fn wait_timeout<'a, T>(

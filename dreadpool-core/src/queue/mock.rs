@@ -30,49 +30,82 @@ pub(crate) enum Steal<T> {
     Retry,
 }
 
-type Shared<T> = Arc<Mutex<VecDeque<T>>>;
+/// A queue: the tasks under a mutex, and their count in an atomic that
+/// lock-free readers (`is_empty`, `len`) use.
+struct Queue<T> {
+    tasks: Mutex<VecDeque<T>>,
+    len: AtomicUsize,
+}
 
-fn move_batch<T>(from: &mut VecDeque<T>, dest: &Worker<T>, limit: usize) -> Steal<T> {
-    let Some(first) = from.pop_front() else {
-        return Steal::Empty;
-    };
-    let batch = ((from.len() + 1) / 2).min(limit.saturating_sub(1));
-    let mut dest_queue = lock(&dest.queue);
-    for _ in 0..batch {
-        if let Some(task) = from.pop_front() {
-            dest_queue.push_back(task);
+impl<T> Queue<T> {
+    fn new() -> Self {
+        Queue {
+            tasks: Mutex::new(VecDeque::new()),
+            len: AtomicUsize::new(0),
         }
     }
-    Steal::Success(first)
+
+    /// Runs `f` on the tasks, then publishes their new count.
+    fn with<R>(&self, f: impl FnOnce(&mut VecDeque<T>) -> R) -> R {
+        let mut tasks = lock(&self.tasks);
+        let result = f(&mut tasks);
+        self.len.store(tasks.len(), Ordering::Release);
+        result
+    }
+
+    fn len(&self) -> usize {
+        self.len.load(Ordering::Acquire)
+    }
+}
+
+/// Moves the front task of `from` plus up to half of the rest (at most
+/// `limit` in all) to `dest`, returning the front one.
+fn move_batch<T>(from: &Queue<T>, dest: &Worker<T>, limit: usize) -> Steal<T> {
+    let mut batch = Vec::new();
+    let first = from.with(|tasks| {
+        let first = tasks.pop_front()?;
+        let n = tasks.len().div_ceil(2).min(limit.saturating_sub(1));
+        batch.extend(tasks.drain(..n));
+        Some(first)
+    });
+    match first {
+        None => Steal::Empty,
+        Some(first) => {
+            if !batch.is_empty() {
+                dest.queue.with(|tasks| tasks.extend(batch));
+            }
+            Steal::Success(first)
+        }
+    }
 }
 
 /// The global queue.
 pub(crate) struct Injector<T> {
-    queue: Mutex<VecDeque<T>>,
+    queue: Queue<T>,
 }
 
 impl<T> Injector<T> {
     pub(crate) fn new() -> Self {
         Injector {
-            queue: Mutex::new(VecDeque::new()),
+            queue: Queue::new(),
         }
     }
 
     pub(crate) fn push(&self, task: T) {
-        lock(&self.queue).push_back(task);
+        self.queue.with(|tasks| tasks.push_back(task));
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        lock(&self.queue).is_empty()
+        self.queue.len() == 0
     }
 
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {
-        lock(&self.queue).len()
+        self.queue.len()
     }
 
     pub(crate) fn steal(&self) -> Steal<T> {
-        match lock(&self.queue).pop_front() {
+        match self.queue.with(VecDeque::pop_front) {
             Some(task) => Steal::Success(task),
             None => Steal::Empty,
         }
@@ -83,32 +116,32 @@ impl<T> Injector<T> {
         dest: &Worker<T>,
         limit: usize,
     ) -> Steal<T> {
-        move_batch(&mut lock(&self.queue), dest, limit)
+        move_batch(&self.queue, dest, limit)
     }
 }
 
 /// A worker's own LIFO queue.
 pub(crate) struct Worker<T> {
-    queue: Shared<T>,
+    queue: Arc<Queue<T>>,
 }
 
 impl<T> Worker<T> {
     pub(crate) fn new_lifo() -> Self {
         Worker {
-            queue: Arc::new(Mutex::new(VecDeque::new())),
+            queue: Arc::new(Queue::new()),
         }
     }
 
     pub(crate) fn push(&self, task: T) {
-        lock(&self.queue).push_back(task);
+        self.queue.with(|tasks| tasks.push_back(task));
     }
 
     pub(crate) fn pop(&self) -> Option<T> {
-        lock(&self.queue).pop_back()
+        self.queue.with(VecDeque::pop_back)
     }
 
     pub(crate) fn len(&self) -> usize {
-        lock(&self.queue).len()
+        self.queue.len()
     }
 
     pub(crate) fn stealer(&self) -> Stealer<T> {
@@ -120,7 +153,7 @@ impl<T> Worker<T> {
 
 /// A peer's handle on a worker's queue.
 pub(crate) struct Stealer<T> {
-    queue: Shared<T>,
+    queue: Arc<Queue<T>>,
 }
 
 impl<T> Clone for Stealer<T> {
@@ -133,18 +166,18 @@ impl<T> Clone for Stealer<T> {
 
 impl<T> Stealer<T> {
     pub(crate) fn is_empty(&self) -> bool {
-        lock(&self.queue).is_empty()
+        self.queue.len() == 0
     }
 
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {
-        lock(&self.queue).len()
+        self.queue.len()
     }
 
     pub(crate) fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
         if Arc::ptr_eq(&self.queue, &dest.queue) {
             return Steal::Empty;
         }
-        move_batch(&mut lock(&self.queue), dest, usize::MAX)
+        move_batch(&self.queue, dest, usize::MAX)
     }
 }

@@ -36,11 +36,10 @@ impl Parker {
     pub(crate) fn park_until(&self, deadline: std::time::Instant) -> bool {
         let mut notified = lock(&self.notified);
         while !*notified {
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                return false;
+            match crate::sync::wait_until(&self.condvar, notified, Some(deadline)) {
+                Ok(guard) => notified = guard,
+                Err(_) => return false,
             }
-            notified = crate::sync::wait_timeout(&self.condvar, notified, deadline - now);
         }
         *notified = false;
         true
