@@ -16,9 +16,7 @@ use std::time::Instant;
 const LEAF: usize = 64 * 1024;
 
 /// Sorts `v`, using `buf` (as long as `v`) as scratch space. Runs of `leaf`
-/// elements or fewer go to `sort_unstable`: a few leaves per thread keep the
-/// threads busy, while every extra level of merging costs a full pass over
-/// the data.
+/// elements or fewer go to `sort_unstable`.
 fn merge_sort(pool: &ThreadPool, v: &mut [u64], buf: &mut [u64], leaf: usize) {
     if v.len() <= leaf {
         v.sort_unstable();
@@ -102,7 +100,9 @@ fn main() {
     let mut parallel = data;
     let start = Instant::now();
     let mut scratch = vec![0; n];
-    let leaf = (n / (4 * pool.threads())).max(LEAF);
+    // One leaf per thread: each level of merging is another pass over all
+    // the data, and leaves this size keep every thread busy.
+    let leaf = n.div_ceil(pool.threads()).max(LEAF);
     merge_sort(&pool, &mut parallel, &mut scratch, leaf);
     let pooled = start.elapsed();
 
