@@ -30,7 +30,7 @@
 //! own spawns (program order). A worker deciding for a joiner first loads the
 //! joiner's registration with `Acquire` (see `IdleLatch::has_waiters`), which
 //! makes the joiner's earlier spawns visible; a worker deciding to exit during
-//! shutdown relies on the `SeqCst` order described at `pending`.
+//! shutdown relies on the read-modify-write described at `pending`.
 
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
