@@ -87,8 +87,8 @@ impl Sleep {
         }
     }
 
-    /// Wakes one sleeper, which becomes a searcher. Returns whether one slept.
-    pub(crate) fn wake_one(&self) -> bool {
+    /// Wakes one sleeper, if any, which becomes a searcher.
+    pub(crate) fn wake_one(&self) {
         let woken = {
             let mut idle = lock(&self.idle);
             let woken = idle.pop();
@@ -98,12 +98,8 @@ impl Sleep {
             }
             woken
         };
-        match woken {
-            Some(index) => {
-                self.parkers[index].unpark();
-                true
-            }
-            None => false,
+        if let Some(index) = woken {
+            self.parkers[index].unpark();
         }
     }
 
