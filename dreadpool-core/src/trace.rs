@@ -71,6 +71,7 @@ mod imp {
     pub(crate) struct SpawnContext(Span);
 
     impl SpawnContext {
+        #[inline]
         pub(crate) fn capture() -> Option<SpawnContext> {
             // Fast path for the common case of no subscriber at all: one
             // relaxed load of the flag `tracing`'s own macros test to elide
@@ -81,6 +82,12 @@ mod imp {
             if !tracing::dispatcher::has_been_set() {
                 return None;
             }
+            Self::capture_current()
+        }
+
+        // Out of line, so that the check above inlines into every spawn.
+        #[inline(never)]
+        fn capture_current() -> Option<SpawnContext> {
             let span = catch_unwind(Span::current).unwrap_or_else(|payload| {
                 drop_payload(payload);
                 Span::none()

@@ -252,6 +252,29 @@ fn latency_histograms_count_every_sampled_task() {
 }
 
 #[test]
+fn timing_every_task_holds_when_one_thread_feeds_two_pools() {
+    // One thread alternates between a pool that times every task and one
+    // that times one spawn in 1000 of this thread's: the first must still
+    // time all of its own.
+    let every = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_latency_sampling(1)
+        .build();
+    let rare = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_latency_sampling(1000)
+        .build();
+    for _ in 0..300 {
+        every.spawn(|| ());
+        rare.spawn(|| ());
+    }
+    every.join();
+    rare.join();
+    assert_eq!(every.metrics().run_time().count(), 300);
+    assert!(rare.metrics().run_time().count() <= 1);
+}
+
+#[test]
 fn run_time_reflects_how_long_tasks_run() {
     let pool = ThreadPoolBuilder::new()
         .with_threads(1)
