@@ -41,7 +41,7 @@ use crate::panic::{drop_payload, PanicPayload};
 use crate::registry::Registry;
 use crate::sync::atomic::{AtomicUsize, Ordering};
 use crate::sync::{lock, Arc, Mutex};
-use crate::task::{Boxed, Task};
+use crate::task::Task;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -136,17 +136,17 @@ impl ScopeState {
 
     /// Wraps `f` as a scoped task: runs it, records its panic, finishes one.
     /// The caller must have called [`add_task`](Self::add_task).
-    pub(crate) fn task<'a, F>(self: &Arc<Self>, f: F) -> Box<dyn FnOnce() + Send + 'a>
+    pub(crate) fn task<'a, F>(self: &Arc<Self>, f: F) -> impl FnOnce() + Send + 'a
     where
         F: FnOnce() + Send + 'a,
     {
         let state = Arc::clone(self);
-        Box::new(move || {
+        move || {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
                 state.record_panic(payload);
             }
             state.finish_one();
-        })
+        }
     }
 
     /// Drops the body's count, then waits until every task finished.
@@ -183,11 +183,12 @@ impl Drop for AbortOnUnwind {
 ///
 /// The caller must guarantee that the task runs to completion before
 /// anything it borrows dies: see the module docs for how `scope` does.
-pub(crate) unsafe fn erase_lifetime<'a>(task: Box<dyn FnOnce() + Send + 'a>) -> Task {
-    // SAFETY: only the lifetime bound of the trait object changes; the
-    // layout of `Box<dyn FnOnce() + Send + 'a>` and of its `'static` twin is
-    // identical. The caller upholds that the erased borrows outlive the run.
-    unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + 'a>, Task>(task) }
+pub(crate) unsafe fn erase_lifetime<'a, F>(task: F) -> Task
+where
+    F: FnOnce() + Send + 'a,
+{
+    // SAFETY: the caller upholds that the erased borrows outlive the run.
+    unsafe { Task::new_unchecked(task) }
 }
 
 /// Spawns an already-counted scoped task on `registry` (or on worker
@@ -195,11 +196,11 @@ pub(crate) unsafe fn erase_lifetime<'a>(task: Box<dyn FnOnce() + Send + 'a>) -> 
 /// it, so that its count is always taken back.
 pub(crate) fn spawn_counted(registry: &Registry, target: Option<usize>, task: Task) {
     let refused = match target {
-        None => registry.try_spawn(Boxed(task)),
-        Some(index) => registry.try_spawn_on(index, Boxed(task)),
+        None => registry.try_spawn(task),
+        Some(index) => registry.try_spawn_on(index, task),
     };
-    if let Err(Boxed(task)) = refused {
-        task();
+    if let Err(task) = refused {
+        task.run();
     }
 }
 

@@ -186,7 +186,7 @@ pub(crate) fn current_index(registry: Option<&Registry>) -> Option<usize> {
 pub(crate) fn run_timed(spawned: std::time::Instant, task: Task) {
     let started = std::time::Instant::now();
     with_recorder(|r| r.schedule_delay(started.saturating_duration_since(spawned)));
-    task();
+    task.run();
     let ran = started.elapsed();
     with_recorder(|r| r.run_time(ran));
 }
@@ -473,7 +473,7 @@ impl WorkerThread {
     /// `Continue`: the thread cannot be replaced under the waiting task.
     fn execute(&self, task: Task, nested: bool) -> PanicPolicy {
         let index = self.state.index;
-        match catch_unwind(AssertUnwindSafe(task)) {
+        match catch_unwind(AssertUnwindSafe(move || task.run())) {
             Ok(()) => {
                 self.registry.counts.completed(index);
                 PanicPolicy::Continue
