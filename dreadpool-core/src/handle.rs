@@ -43,6 +43,8 @@ impl Handle {
     ///
     /// If the pool has shut down and the caller is not one of its tasks; use
     /// [`try_spawn`](Self::try_spawn) to get the closure back instead.
+    #[inline]
+    #[track_caller]
     pub fn spawn<F>(&self, task: F)
     where
         F: FnOnce() + Send + 'static,

@@ -67,6 +67,8 @@ impl ThreadPool {
     ///
     /// If the pool has been [shut down](Self::shutdown) and the caller is not
     /// one of its tasks.
+    #[inline]
+    #[track_caller]
     pub fn spawn<F>(&self, task: F)
     where
         F: FnOnce() + Send + 'static,

@@ -85,7 +85,7 @@ const fn fits<F>() -> bool {
 
 impl Task {
     /// Makes a task of `f`, inline if it fits, else boxed.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn new<F>(f: F) -> Task
     where
         F: FnOnce() + Send + 'static,
@@ -101,7 +101,7 @@ impl Task {
     ///
     /// Everything `f` borrows must outlive the task's run, or its drop if it
     /// is dropped unrun.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn new_unchecked<'a, F>(f: F) -> Task
     where
         F: FnOnce() + Send + 'a,
@@ -118,7 +118,7 @@ impl Task {
     /// # Safety
     ///
     /// As for [`new_unchecked`](Self::new_unchecked).
-    #[inline]
+    #[inline(always)]
     unsafe fn inline<'a, F>(f: F) -> Task
     where
         F: FnOnce() + Send + 'a,
@@ -204,8 +204,12 @@ struct Wrapping {
     sampled_at: Option<std::time::Instant>,
 }
 
+// `inline(always)` on the spawn path's small steps: left to its heuristics,
+// LLVM inlined different ones with each feature set, and an un-inlined step
+// (a call, a frame, the task moved through memory) cost more than what the
+// feature itself did (callgrind, the nested spawn tree).
 impl Envelope {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn new(registry: &Registry) -> Self {
         let context = crate::trace::SpawnContext::capture();
         let sampled_at = registry.metrics.sample_spawn();
@@ -236,7 +240,7 @@ impl Envelope {
     /// thread) is also wrapped to time its schedule delay and run time. Every
     /// other task, and every task without those features, is stored as it is:
     /// no extra size, no extra work.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn into_task(self, task: impl IntoTask) -> Task {
         let task = task.into_task();
         match self.0 {

@@ -71,7 +71,7 @@ mod imp {
     pub(crate) struct SpawnContext(Span);
 
     impl SpawnContext {
-        #[inline]
+        #[inline(always)]
         pub(crate) fn capture() -> Option<SpawnContext> {
             // Fast path for the common case of no subscriber at all: one
             // relaxed load of the flag `tracing`'s own macros test to elide

@@ -96,7 +96,7 @@ enum Idle {
 
 /// If the calling thread is a worker of `registry`, pushes `task` to its local
 /// queue; otherwise gives it back.
-#[inline]
+#[inline(always)]
 pub(crate) fn push_if_local<T: IntoTask>(
     registry: &Registry,
     task: T,
