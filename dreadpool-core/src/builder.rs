@@ -146,8 +146,11 @@ impl ThreadPoolBuilder {
     /// [`ThreadPool::metrics`](crate::ThreadPool::metrics) (schedule delay and
     /// run time); `1` times every task, `0` none. The default,
     /// [`DEFAULT_LATENCY_SAMPLING`](crate::DEFAULT_LATENCY_SAMPLING), costs
-    /// three clock reads per 64 tasks. Each spawning thread picks every `n`th
-    /// of its own spawns, so the sample is spread across spawners.
+    /// three clock reads and two small allocations per 64 tasks, and a
+    /// countdown on every spawn (`BENCHMARKS.md` has what that adds per task).
+    /// Each worker picks every `n`th of its own spawns into the pool, and each
+    /// other thread every `n`th of its spawns (counting those into other
+    /// pools too), so the sample is spread across spawners.
     ///
     /// How much accuracy sampling costs is measured by the
     /// `sampling_accuracy` example (`cargo run --release --example

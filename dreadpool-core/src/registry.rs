@@ -103,7 +103,7 @@ impl Registry {
     /// back if the pool is shutting down and the caller is outside it.
     #[inline]
     pub(crate) fn try_spawn<T: IntoTask>(&self, task: T) -> Result<(), T> {
-        let envelope = Envelope::new(self);
+        let envelope = Envelope::new();
         let (task, envelope) = match worker::push_if_local(self, task, envelope) {
             Ok(()) => return Ok(()),
             Err(unspawned) => unspawned,
@@ -111,7 +111,8 @@ impl Registry {
         if !self.admit_external() {
             return Err(task);
         }
-        self.injector.push(envelope.into_task(task));
+        let sampled_at = self.metrics.sample_spawn();
+        self.injector.push(envelope.into_task(task, sampled_at));
         self.sleep.notify_external_task();
         Ok(())
     }
@@ -174,7 +175,7 @@ impl Registry {
     /// no other. The same acceptance rule as [`try_spawn`](Self::try_spawn):
     /// refused after shutdown unless the caller is one of the pool's tasks.
     pub(crate) fn try_spawn_on<T: IntoTask>(&self, index: usize, task: T) -> Result<(), T> {
-        let envelope = Envelope::new(self);
+        let envelope = Envelope::new();
         let own_task = worker::current_index(Some(self)).is_some();
         if !own_task && !self.admit_external() {
             return Err(task);
@@ -183,7 +184,8 @@ impl Registry {
             // Draining: a pool's own tasks may always spawn.
             self.counts.external_spawned();
         }
-        self.inboxes[index].push(envelope.into_task(task));
+        let sampled_at = self.metrics.sample_spawn();
+        self.inboxes[index].push(envelope.into_task(task, sampled_at));
         // Only worker `index` may take it, so wake that one: its sleep
         // registration (under the idle lock that `wake_specific` takes)
         // precedes its second look at its inbox.

@@ -1,6 +1,5 @@
 //! The unit of work.
 
-use crate::registry::Registry;
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 
@@ -181,28 +180,24 @@ impl IntoTask for Task {
     }
 }
 
-/// What a spawn learns about its task before it commits to it.
+/// What a spawn learns about its task before it commits to it: the span
+/// current at the spawn site, when a `tracing` subscriber makes it a real
+/// one.
 ///
-/// Capturing the spawn site's span calls into the `tracing` subscriber, which
-/// is foreign code and may panic; it happens here, before the task is
-/// counted, so that a panic leaves no count behind for `join()` to wait on.
-/// Turning the closure into a [`Task`] afterwards cannot fail.
+/// Capturing the span calls into the subscriber, which is foreign code and
+/// may panic; it happens here, before the task is counted, so that a panic
+/// leaves no count behind for `join()` to wait on. Turning the closure into
+/// a [`Task`] afterwards cannot fail.
 ///
-/// Nearly every spawn learns nothing (no span to carry, not sampled), so the
-/// envelope is one pointer, null in that case, and whatever it does carry is
-/// boxed, and the code that boxes it is out of line. Holding the span and
-/// the sample time inline (56 bytes) moved them along every spawn and kept
-/// the spawn path from inlining: with no subscriber installed, a nested spawn
-/// cost 120 instructions more than with the `tracing` feature compiled out,
-/// and nearly twice the time; now it costs 10 more (callgrind, a 20-level
-/// spawn tree on one worker).
-pub(crate) struct Envelope(Option<Box<Wrapping>>);
-
-/// What a task must be wrapped in, for the rare spawn that needs it.
-struct Wrapping {
-    context: Option<crate::trace::SpawnContext>,
-    sampled_at: Option<std::time::Instant>,
-}
+/// Nearly every spawn has no span to carry, so the envelope is one pointer,
+/// null in that case, and the span it does carry is boxed, by code out of
+/// line. Holding the span (40 bytes) and the latency sample's spawn instant
+/// inline moved them along every spawn and kept the spawn path from
+/// inlining: with no subscriber installed, a nested spawn cost 120
+/// instructions more than with the `tracing` feature compiled out, and
+/// nearly twice the time; now about 13 more (callgrind, a 20-level spawn
+/// tree on one worker; `BENCHMARKS.md`).
+pub(crate) struct Envelope(Option<Box<crate::trace::SpawnContext>>);
 
 // `inline(always)` on the spawn path's small steps: left to its heuristics,
 // LLVM inlined different ones with each feature set, and an un-inlined step
@@ -210,64 +205,57 @@ struct Wrapping {
 // feature itself did (callgrind, the nested spawn tree).
 impl Envelope {
     #[inline(always)]
-    pub(crate) fn new(registry: &Registry) -> Self {
-        let context = crate::trace::SpawnContext::capture();
-        let sampled_at = registry.metrics.sample_spawn();
-        if context.is_none() && sampled_at.is_none() {
-            Envelope(None)
-        } else {
-            Self::carrying(context, sampled_at)
+    pub(crate) fn new() -> Self {
+        match crate::trace::SpawnContext::capture() {
+            None => Envelope(None),
+            Some(context) => Self::carrying(context),
         }
     }
 
-    // Out of line and cold, like `Wrapping::wrap`.
+    // Out of line and cold, like `wrap`.
     #[cold]
     #[inline(never)]
-    fn carrying(
-        context: Option<crate::trace::SpawnContext>,
-        sampled_at: Option<std::time::Instant>,
-    ) -> Self {
-        Envelope(Some(Box::new(Wrapping {
-            context,
-            sampled_at,
-        })))
+    fn carrying(context: crate::trace::SpawnContext) -> Self {
+        Envelope(Some(Box::new(context)))
     }
 
-    /// Makes `task` a [`Task`]. When a `tracing` subscriber is active and a span
-    /// was current at the spawn site, the task runs inside that span, so a
-    /// host's request context follows its work onto the pool. With the
-    /// `metrics` feature, one spawn in `latency_sampling` (per spawning
-    /// thread) is also wrapped to time its schedule delay and run time. Every
-    /// other task, and every task without those features, is stored as it is:
-    /// no extra size, no extra work.
+    /// Makes `task` a [`Task`]. When a span was captured, the task runs
+    /// inside it, so a host's request context follows its work onto the
+    /// pool. With the `metrics` feature, a spawn picked for timing (one in
+    /// `latency_sampling`, `sampled_at` its instant) is also wrapped to time
+    /// its schedule delay and run time. Every other task, and every task
+    /// without those features, is stored as it is: no extra size, no extra
+    /// work.
     #[inline(always)]
-    pub(crate) fn into_task(self, task: impl IntoTask) -> Task {
+    pub(crate) fn into_task(
+        self,
+        task: impl IntoTask,
+        sampled_at: Option<std::time::Instant>,
+    ) -> Task {
         let task = task.into_task();
-        match self.0 {
-            None => task,
-            Some(wrapping) => (*wrapping).wrap(task),
+        if self.0.is_none() && sampled_at.is_none() {
+            return task;
         }
+        wrap(task, self.0, sampled_at)
     }
 }
 
-impl Wrapping {
-    // Out of line and cold, so that the common path above stays small enough
-    // to inline into every spawn.
-    #[cold]
-    #[inline(never)]
-    fn wrap(self, task: Task) -> Task {
-        let Wrapping {
-            context,
-            sampled_at,
-        } = self;
-        let task = match context {
-            Some(context) => Task::new(move || context.in_scope(move || task.run())),
-            None => task,
-        };
-        match sampled_at {
-            Some(spawned) => Task::new(move || crate::worker::run_timed(spawned, task)),
-            None => task,
-        }
+// Out of line and cold, so that the common path above stays small enough to
+// inline into every spawn.
+#[cold]
+#[inline(never)]
+fn wrap(
+    task: Task,
+    context: Option<Box<crate::trace::SpawnContext>>,
+    sampled_at: Option<std::time::Instant>,
+) -> Task {
+    let task = match context {
+        Some(context) => Task::new(move || context.in_scope(move || task.run())),
+        None => task,
+    };
+    match sampled_at {
+        Some(spawned) => Task::new(move || crate::worker::run_timed(spawned, task)),
+        None => task,
     }
 }
 

@@ -10,6 +10,7 @@
 //! shuts down and is idle, exit.
 
 use crate::latch::Latch;
+use crate::metrics::SpawnSampler;
 use crate::panic::PanicPolicy;
 use crate::queue::{Steal, Worker};
 use crate::registry::Registry;
@@ -46,6 +47,8 @@ struct WorkerThread {
     /// Where batches land to be counted before they join `state.queue` (see
     /// `take_batch`); always empty between transfers. Nobody steals from it.
     scratch: Worker<Task>,
+    /// Which of this worker's spawns into its own pool to time.
+    sampler: SpawnSampler,
     /// xorshift64 state for picking the first steal victim.
     rng: Cell<u64>,
     tick: Cell<u32>,
@@ -107,7 +110,8 @@ pub(crate) fn push_if_local<T: IntoTask>(
         if let Some(worker) = current.borrow().as_deref() {
             if std::ptr::eq(&*worker.registry, registry) {
                 if let Some((task, envelope)) = unspawned.take() {
-                    worker.push_local(envelope.into_task(task));
+                    let sampled_at = worker.sampler.sample(&registry.metrics);
+                    worker.push_local(envelope.into_task(task, sampled_at));
                 }
             }
         }
@@ -263,6 +267,7 @@ impl WorkerThread {
             registry,
             state,
             scratch: Worker::new_lifo(),
+            sampler: SpawnSampler::new(),
             rng: Cell::new(seed | 1),
             tick: Cell::new(0),
         }

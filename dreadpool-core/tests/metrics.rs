@@ -252,6 +252,33 @@ fn latency_histograms_count_every_sampled_task() {
 }
 
 #[test]
+fn a_worker_times_one_in_n_of_its_own_spawns() {
+    let pool = Arc::new(
+        ThreadPoolBuilder::new()
+            .with_threads(2)
+            .with_latency_sampling(10)
+            .build(),
+    );
+    // The parent is spawned from a fresh thread, whose first spawn is not
+    // picked (one in 10 per spawning thread: its 10th would be); inside, the
+    // worker picks its 1st, 11th, ... 491st spawn: 50 of 500.
+    let inner = Arc::clone(&pool);
+    std::thread::spawn(move || {
+        let spawner = Arc::clone(&inner);
+        inner.spawn(move || {
+            for _ in 0..500 {
+                spawner.spawn(|| ());
+            }
+        });
+    })
+    .join()
+    .unwrap();
+    pool.join();
+    assert_eq!(pool.metrics().run_time().count(), 50);
+    assert_eq!(pool.metrics().schedule_delay().count(), 50);
+}
+
+#[test]
 fn timing_every_task_holds_when_one_thread_feeds_two_pools() {
     // One thread alternates between a pool that times every task and one
     // that times one spawn in 1000 of this thread's: the first must still

@@ -23,6 +23,20 @@ impl PoolRecorder {
     }
 }
 
+/// No metrics: never times a spawn.
+pub(crate) struct SpawnSampler;
+
+impl SpawnSampler {
+    pub(crate) fn new() -> Self {
+        SpawnSampler
+    }
+
+    #[inline(always)]
+    pub(crate) fn sample(&self, _pool: &PoolRecorder) -> Option<Instant> {
+        None
+    }
+}
+
 /// No metrics: records nothing.
 pub(crate) struct WorkerRecorder<'a>(std::marker::PhantomData<&'a ()>);
 

@@ -75,6 +75,48 @@ thread_local! {
     static SPAWN_TICK: Cell<u32> = const { Cell::new(0) };
 }
 
+/// A worker's choice of which of its own spawns to time: one in `sampling`
+/// of the spawns it makes into its own pool.
+///
+/// Spawns from inside the pool are the hot path (a nested spawn tree spends
+/// about 20 ns per task): this countdown lives in the worker itself, so the
+/// common case is a load, a compare and a store, with no thread-local
+/// lookup and no reading of the pool's rate, which only the cold restart
+/// consults. Spawns from other threads use [`PoolRecorder::sample_spawn`].
+pub(crate) struct SpawnSampler {
+    /// Spawns to make before the next timed one, counting this one.
+    left: Cell<u32>,
+}
+
+impl SpawnSampler {
+    pub(crate) fn new() -> Self {
+        SpawnSampler { left: Cell::new(0) }
+    }
+
+    /// Returns the spawn instant if this spawn is to be timed.
+    #[inline(always)]
+    pub(crate) fn sample(&self, pool: &PoolRecorder) -> Option<Instant> {
+        let left = self.left.get();
+        if left > 1 {
+            self.left.set(left - 1);
+            return None;
+        }
+        self.restart(pool)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn restart(&self, pool: &PoolRecorder) -> Option<Instant> {
+        if pool.sampling == 0 {
+            // Timing is off: come back here only every 4 billion spawns.
+            self.left.set(u32::MAX);
+            return None;
+        }
+        self.left.set(pool.sampling);
+        Some(Instant::now())
+    }
+}
+
 /// `ceil(2^64 / d)` modulo 2^64, for [`divides`].
 fn inverse_of(d: u32) -> u64 {
     (u64::MAX / u64::from(d.max(1))).wrapping_add(1)
@@ -124,8 +166,11 @@ impl PoolRecorder {
         }
     }
 
-    /// Decides at spawn time whether to time this task: one in `sampling`
-    /// spawns per spawning thread. Returns the spawn instant if so.
+    /// Decides at spawn time whether to time a task spawned from outside the
+    /// pool: one in `sampling` spawns per spawning thread (a thread that
+    /// feeds several pools counts its spawns into all of them). Returns the
+    /// spawn instant if so. A worker's spawns into its own pool use its
+    /// [`SpawnSampler`] instead.
     ///
     /// This runs on every spawn, and the division in `tick % sampling` was
     /// a visible part of what the `metrics` feature added to a nested spawn,
