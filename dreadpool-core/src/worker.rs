@@ -316,14 +316,16 @@ impl WorkerThread {
             }
             match self.find_task() {
                 Some(task) => {
+                    // (A woken worker is always searching: checking `woken`
+                    // only then keeps it off the per-task path.)
                     if searching {
                         searching = false;
                         self.stop_searching();
                         recorder.running();
-                    }
-                    if woken {
-                        woken = false;
-                        recorder.wakeup();
+                        if woken {
+                            woken = false;
+                            recorder.wakeup();
+                        }
                     }
                     if self.execute(task, until.is_some()) == PanicPolicy::Respawn {
                         return Exit::Respawn;

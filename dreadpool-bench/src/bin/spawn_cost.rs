@@ -12,7 +12,10 @@
 //! (a binary spawn tree of 20 levels, 1,048,575 tasks) or `fanout` (one task
 //! spawns 1M one-pointer tasks). Prints the median ns/task of REPS runs
 //! (default 5) on THREADS workers (default 2). With the `metrics` feature,
-//! `DREADPOOL_BENCH_SAMPLING=N` sets `with_latency_sampling(N)`.
+//! `DREADPOOL_BENCH_SAMPLING=N` sets `with_latency_sampling(N)`, and
+//! `DREADPOOL_BENCH_SNAPSHOT_HZ=F` has another thread take `pool.metrics()`
+//! F times a second while the scenarios run (issue 3: a snapshot 100 times a
+//! second must not slow a flat-out pool measurably).
 
 use dreadpool::{ThreadPool, ThreadPoolBuilder};
 use std::hint::black_box;
@@ -73,6 +76,61 @@ fn builder(threads: usize) -> Result<ThreadPoolBuilder, String> {
     Ok(builder)
 }
 
+/// A thread taking metrics snapshots at a fixed rate until stopped.
+struct Snapshots {
+    stop: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<u64>,
+}
+
+impl Snapshots {
+    /// Stops the thread; returns how many snapshots it took.
+    fn stop(self) -> u64 {
+        drop(self.stop);
+        self.thread.join().unwrap_or(0)
+    }
+}
+
+#[cfg(feature = "metrics")]
+fn snapshot_thread(pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let Ok(hz) = std::env::var("DREADPOOL_BENCH_SNAPSHOT_HZ") else {
+        return Ok(None);
+    };
+    let hz: f64 = hz
+        .parse()
+        .map_err(|e| format!("DREADPOOL_BENCH_SNAPSHOT_HZ={hz:?}: {e}"))?;
+    if !(hz > 0.0 && hz.is_finite()) {
+        return Err(format!(
+            "DREADPOOL_BENCH_SNAPSHOT_HZ must be positive, not {hz}"
+        ));
+    }
+    let period = std::time::Duration::from_secs_f64(1.0 / hz);
+    let (stop, stopped) = channel::<()>();
+    let thread = std::thread::spawn(move || {
+        let mut taken = 0u64;
+        let mut next = Instant::now();
+        loop {
+            black_box(pool.metrics());
+            taken += 1;
+            next += period;
+            let wait = next.saturating_duration_since(Instant::now());
+            match stopped.recv_timeout(wait) {
+                Err(RecvTimeoutError::Timeout) => {}
+                _ => return taken,
+            }
+        }
+    });
+    Ok(Some(Snapshots { stop, thread }))
+}
+
+#[cfg(not(feature = "metrics"))]
+fn snapshot_thread(_pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
+    match std::env::var("DREADPOOL_BENCH_SNAPSHOT_HZ") {
+        Ok(_) => Err("DREADPOOL_BENCH_SNAPSHOT_HZ needs the metrics feature".to_string()),
+        Err(_) => Ok(None),
+    }
+}
+
 fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let scenario = args.next().unwrap_or_else(|| "nested".to_string());
@@ -86,11 +144,16 @@ fn main() -> Result<(), String> {
     let pool: &'static ThreadPool = Box::leak(Box::new(
         builder(threads)?.try_build().map_err(|e| e.to_string())?,
     ));
+    let snapshots = snapshot_thread(pool)?;
     let mut per_task = Vec::with_capacity(reps);
     for _ in 0..reps {
         let start = Instant::now();
         let tasks = run(pool, &scenario)?;
         per_task.push(start.elapsed().as_nanos() as f64 / tasks as f64);
+    }
+    if let Some(snapshots) = snapshots {
+        let taken = snapshots.stop();
+        eprintln!("spawn_cost: {taken} snapshots taken");
     }
     per_task.sort_by(f64::total_cmp);
     println!(
