@@ -12,16 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-5}"
-target="${CARGO_TARGET_DIR:-target}"
-out="$(mktemp -d)"
-build() { # name, cargo feature flags...
-  local name="$1"; shift
-  cargo build --quiet --release -p dreadpool-bench --bin compare "$@"
-  cp "$target/release/compare" "$out/compare-$name"
-}
-build none --no-default-features
-build tracing
-build metrics --features metrics
+. dreadpool-bench/scripts/feature-builds.sh
+feature_builds compare
 scenarios=(external nested fanout)
 for round in $(seq "$rounds"); do
   for name in none tracing metrics; do

@@ -10,16 +10,8 @@
 #   dreadpool-bench/scripts/instruction-cost.sh        (about 2 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target="${CARGO_TARGET_DIR:-target}"
-out="$(mktemp -d)"
-build() { # name, cargo feature flags...
-  local name="$1"; shift
-  cargo build --quiet --release -p dreadpool-bench --bin spawn_cost "$@"
-  cp "$target/release/spawn_cost" "$out/spawn_cost-$name"
-}
-build none --no-default-features
-build tracing
-build metrics --features metrics
+. dreadpool-bench/scripts/feature-builds.sh
+feature_builds spawn_cost
 count() { # binary, scenario, [sampling]
   DREADPOOL_BENCH_SAMPLING="${3:-64}" valgrind --tool=callgrind \
     --callgrind-out-file="$out/callgrind.out" "$out/spawn_cost-$1" "$2" 1 1 2>&1 \
