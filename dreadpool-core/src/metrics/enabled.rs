@@ -47,9 +47,6 @@ struct WorkerCounters {
 pub(crate) struct PoolRecorder {
     started: Instant,
     sampling: u32,
-    /// `ceil(2^64 / sampling)`, for testing divisibility by `sampling` with
-    /// a multiplication (see `sample_spawn`); unused when `sampling` is 0.
-    sampling_inverse: u64,
     workers: Box<[CachePadded<WorkerCounters>]>,
 }
 
@@ -117,23 +114,11 @@ impl SpawnSampler {
     }
 }
 
-/// `ceil(2^64 / d)` modulo 2^64, for [`divides`].
-fn inverse_of(d: u32) -> u64 {
-    (u64::MAX / u64::from(d.max(1))).wrapping_add(1)
-}
-
-/// Whether `d` divides `n`, given `inverse = inverse_of(d)`.
-#[inline]
-fn divides(inverse: u64, n: u32) -> bool {
-    u64::from(n).wrapping_mul(inverse) <= inverse.wrapping_sub(1)
-}
-
 impl PoolRecorder {
     pub(crate) fn new(workers: usize, sampling: u32) -> Self {
         PoolRecorder {
             started: Instant::now(),
             sampling,
-            sampling_inverse: inverse_of(sampling),
             workers: (0..workers)
                 .map(|_| {
                     CachePadded::new(WorkerCounters {
@@ -172,12 +157,6 @@ impl PoolRecorder {
     /// spawn instant if so. A worker's spawns into its own pool use its
     /// [`SpawnSampler`] instead.
     ///
-    /// This runs on every spawn, and the division in `tick % sampling` was
-    /// a visible part of what the `metrics` feature added to a nested spawn,
-    /// so divisibility is tested with one multiplication instead (Lemire,
-    /// Kaser and Kurz, "Faster remainder by direct computation", 2019): for
-    /// 32-bit `n` and `d`, with `c = ceil(2^64 / d)`, `d` divides `n` exactly
-    /// when `n * c <= c - 1`, all modulo 2^64 (see `divides`).
     #[inline]
     pub(crate) fn sample_spawn(&self) -> Option<Instant> {
         if self.sampling == 0 {
@@ -190,7 +169,7 @@ impl PoolRecorder {
                 next
             })
             .ok()?;
-        divides(self.sampling_inverse, tick).then(Instant::now)
+        tick.is_multiple_of(self.sampling).then(Instant::now)
     }
 
     fn nanos_since_start(&self) -> u64 {
@@ -340,21 +319,5 @@ impl WorkerRecorder<'_> {
 
     fn set_state(&self, state: WorkerState) {
         self.counters.state.store(state.to_u8(), Ordering::Relaxed);
-    }
-}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::{divides, inverse_of};
-
-    #[test]
-    fn divides_agrees_with_the_remainder() {
-        let ns = (0..5000u32).chain([u32::MAX - 2, u32::MAX - 1, u32::MAX]);
-        for d in (1..300u32).chain([1 << 16, 1_000_003, u32::MAX - 1, u32::MAX]) {
-            let inverse = inverse_of(d);
-            for n in ns.clone() {
-                assert_eq!(divides(inverse, n), n % d == 0, "{n} / {d}");
-            }
-        }
     }
 }
