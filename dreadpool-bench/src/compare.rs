@@ -155,6 +155,7 @@ the targets of issue 6.
   --reps N           repetitions (default: 7, or 3 with --quick)
   --contenders LIST  comma-separated subset of: dreadpool,rayon,threadpool,tokio,seed
   --backlog N        dreadpool's with_backlog (default: dreadpool's default)
+  --wake-samples N   wake latency samples per contender (default: 5000, 300 with --quick)
   --quiet-wait SECS  before each repetition, wait up to SECS for other processes
                      to use less than 0.1 CPU (default: 60, or 0 with --quick)
   SCENARIO           any of: external nested fanout wake idle compute memory oversub
@@ -175,6 +176,7 @@ where
     let mut threads = cores();
     let mut sizes = Sizes::FULL;
     let mut reps = None;
+    let mut wake_samples = None;
     let mut scenarios = Vec::new();
     let mut contenders: Vec<Contender> = Contender::ALL.to_vec();
     let mut child = None;
@@ -196,6 +198,10 @@ where
             "--smoke" => sizes = Sizes::SMOKE,
             "--threads" => threads = number("--threads", args.next())?.max(1) as usize,
             "--reps" => reps = Some(number("--reps", args.next())?.max(1) as usize),
+            "--wake-samples" => {
+                let n = number("--wake-samples", args.next())?.max(1);
+                wake_samples = Some(u32::try_from(n).map_err(|_| "--wake-samples is too large")?);
+            }
             "--filter" => {
                 let list = args.next().ok_or("--filter needs a value")?;
                 scenarios.extend(list.split(',').map(str::to_owned));
@@ -227,6 +233,9 @@ where
     }
     if let Some(reps) = reps {
         sizes.reps = reps;
+    }
+    if let Some(n) = wake_samples {
+        sizes.wake_samples = n;
     }
     if let Some(tasks) = memory_tasks {
         sizes.memory_tasks = tasks;
@@ -773,4 +782,32 @@ pub fn render(results: &Results) -> String {
     }
     out.push_str(&format!("took {:.1} s\n", results.took.as_secs_f64()));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_args, Invocation};
+
+    fn parse(args: &[&str]) -> Result<Invocation, String> {
+        parse_args(args.iter().map(|a| (*a).to_owned()))
+    }
+
+    #[test]
+    fn wake_samples_sets_the_sample_count_after_quick() {
+        match parse(&["--quick", "--wake-samples", "40000", "wake"]) {
+            Ok(Invocation::Compare(options)) => {
+                assert_eq!(options.sizes.wake_samples, 40_000);
+                assert_eq!(options.scenarios, ["wake"]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn wake_samples_needs_a_number() {
+        let error = parse(&["--wake-samples", "lots"]).unwrap_err();
+        assert!(error.contains("--wake-samples"), "{error}");
+        let error = parse(&["--wake-samples", "99999999999"]).unwrap_err();
+        assert!(error.contains("too large"), "{error}");
+    }
 }
