@@ -14,6 +14,14 @@ fn pool(threads: usize) -> ThreadPool {
     ThreadPoolBuilder::new().with_threads(threads).build()
 }
 
+/// A pool that times one task in `sampling`.
+fn sampled_pool(threads: usize, sampling: u32) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .with_threads(threads)
+        .with_latency_sampling(sampling)
+        .build()
+}
+
 /// Polls the metrics until `done` holds (or fails after `HANG`). For states
 /// that the pool reaches on its own, such as every worker falling asleep.
 fn wait_for(pool: &ThreadPool, what: &str, done: impl Fn(&PoolMetrics) -> bool) -> PoolMetrics {
@@ -210,10 +218,7 @@ fn queue_depths_are_live() {
 
 #[test]
 fn latency_histograms_count_every_sampled_task() {
-    let pool = ThreadPoolBuilder::new()
-        .with_threads(2)
-        .with_latency_sampling(1)
-        .build();
+    let pool = sampled_pool(2, 1);
     let ran = Arc::new(AtomicUsize::new(0));
     for _ in 0..500 {
         let ran = Arc::clone(&ran);
@@ -229,10 +234,7 @@ fn latency_histograms_count_every_sampled_task() {
     assert!(m.run_time().quantile(0.5) < Duration::from_secs(1));
 
     // One in 10 per spawning thread: this thread spawns 500.
-    let pool = ThreadPoolBuilder::new()
-        .with_threads(2)
-        .with_latency_sampling(10)
-        .build();
+    let pool = sampled_pool(2, 10);
     for _ in 0..500 {
         pool.spawn(|| ());
     }
@@ -240,10 +242,7 @@ fn latency_histograms_count_every_sampled_task() {
     assert_eq!(pool.metrics().run_time().count(), 50);
 
     // 0 turns timing off.
-    let pool = ThreadPoolBuilder::new()
-        .with_threads(2)
-        .with_latency_sampling(0)
-        .build();
+    let pool = sampled_pool(2, 0);
     for _ in 0..100 {
         pool.spawn(|| ());
     }
@@ -253,12 +252,7 @@ fn latency_histograms_count_every_sampled_task() {
 
 #[test]
 fn a_worker_times_one_in_n_of_its_own_spawns() {
-    let pool = Arc::new(
-        ThreadPoolBuilder::new()
-            .with_threads(2)
-            .with_latency_sampling(10)
-            .build(),
-    );
+    let pool = Arc::new(sampled_pool(2, 10));
     // The parent is spawned from a fresh thread, whose first spawn is not
     // picked (one in 10 per spawning thread: its 10th would be); inside, the
     // worker picks its 1st, 11th, ... 491st spawn: 50 of 500.
@@ -283,14 +277,8 @@ fn timing_every_task_holds_when_one_thread_feeds_two_pools() {
     // One thread alternates between a pool that times every task and one
     // that times one spawn in 1000 of this thread's: the first must still
     // time all of its own.
-    let every = ThreadPoolBuilder::new()
-        .with_threads(1)
-        .with_latency_sampling(1)
-        .build();
-    let rare = ThreadPoolBuilder::new()
-        .with_threads(1)
-        .with_latency_sampling(1000)
-        .build();
+    let every = sampled_pool(1, 1);
+    let rare = sampled_pool(1, 1000);
     for _ in 0..300 {
         every.spawn(|| ());
         rare.spawn(|| ());
@@ -303,10 +291,7 @@ fn timing_every_task_holds_when_one_thread_feeds_two_pools() {
 
 #[test]
 fn run_time_reflects_how_long_tasks_run() {
-    let pool = ThreadPoolBuilder::new()
-        .with_threads(1)
-        .with_latency_sampling(1)
-        .build();
+    let pool = sampled_pool(1, 1);
     for _ in 0..20 {
         pool.spawn(|| {
             let t = Instant::now();
