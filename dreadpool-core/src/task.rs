@@ -204,6 +204,13 @@ pub(crate) struct Envelope(Option<Box<crate::trace::SpawnContext>>);
 // (a call, a frame, the task moved through memory) cost more than what the
 // feature itself did (callgrind, the nested spawn tree).
 impl Envelope {
+    /// An envelope carrying nothing, for a spawn with no span to carry.
+    #[inline(always)]
+    pub(crate) const fn empty() -> Self {
+        Envelope(None)
+    }
+
+    /// An envelope carrying the current span, if there is one to carry.
     #[inline(always)]
     pub(crate) fn new() -> Self {
         match crate::trace::SpawnContext::capture() {
