@@ -146,19 +146,20 @@ impl ThreadPoolBuilder {
     /// [`ThreadPool::metrics`](crate::ThreadPool::metrics) (schedule delay and
     /// run time); `1` times every task, `0` none. The default,
     /// [`DEFAULT_LATENCY_SAMPLING`](crate::DEFAULT_LATENCY_SAMPLING), costs
-    /// three clock reads and two small allocations per 64 tasks, and a
+    /// three clock reads and one small allocation per 256 tasks, and a
     /// countdown on every spawn (`BENCHMARKS.md` has what that adds per task).
     /// Each worker picks every `n`th of its own spawns into the pool, and each
     /// other thread every `n`th of its spawns (counting those into other
-    /// pools too), so the sample is spread across spawners.
+    /// pools too), so the sample is spread across spawners. A pool that runs
+    /// few tasks may want a smaller `n` to fill its histograms sooner.
     ///
     /// How much accuracy sampling costs is measured by the
     /// `sampling_accuracy` example (`cargo run --release --example
-    /// sampling_accuracy --features metrics`): 20,000 tasks spinning for
-    /// log-uniform durations of 5 to 500 us on 2 threads. Sampling 1 in 64
-    /// (312 samples) gave run-time p50, p90, p99 and p99.9 within 10% of
-    /// timing every task (+0.0%, +9.5%, +9.7%, +0.0% in the last run, on a
-    /// loaded 2-core machine): within one histogram bucket (12.5% wide), the
+    /// sampling_accuracy --features metrics`): 400,000 tasks spinning for
+    /// log-uniform durations of 1 to 100 us on 2 threads. Sampling 1 in 256
+    /// (1,563 samples) gave run-time p50, p90, p99 and p99.9 within 10% of
+    /// timing every task (+0.0%, +0.0%, +8.7%, +0.0% in the last run, on a
+    /// 2-core machine): within one histogram bucket (12.5% wide), the
     /// histogram's own resolution.
     #[cfg(feature = "metrics")]
     pub fn with_latency_sampling(mut self, n: u32) -> Self {
