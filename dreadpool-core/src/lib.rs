@@ -72,6 +72,7 @@ mod metrics;
 mod panic;
 mod pending;
 mod pool;
+mod pull_pacer;
 mod queue;
 mod registry;
 mod scope;

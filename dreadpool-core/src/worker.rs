@@ -4,7 +4,8 @@
 //! global queue first, so external work never starves behind a flood of local
 //! work; otherwise pop the local queue (newest first: see the comment on
 //! `Worker::new_lifo` in `builder.rs`); when it is empty, top it off from the
-//! global queue (up to the backlog target, popping one to run at once); when
+//! global queue (up to the backlog target, popping one to run at once; after
+//! pulls that drained it, with a short pause first: `pull_pacer.rs`); when
 //! that is empty too, steal a batch from a peer, starting at a random one;
 //! when nothing is anywhere, sleep (see `sleep/README.md`) or, once the pool
 //! shuts down and is idle, exit.
@@ -12,6 +13,7 @@
 use crate::latch::Latch;
 use crate::metrics::SpawnSampler;
 use crate::panic::PanicPolicy;
+use crate::pull_pacer::PullPacer;
 use crate::queue::{Steal, Worker};
 use crate::registry::Registry;
 use crate::sync::Arc;
@@ -52,6 +54,8 @@ struct WorkerThread {
     /// xorshift64 state for picking the first steal victim.
     rng: Cell<u64>,
     tick: Cell<u32>,
+    /// The pause before the next global pull when out of local work.
+    pacer: PullPacer,
 }
 
 #[cfg(not(loom))]
@@ -270,6 +274,7 @@ impl WorkerThread {
             sampler: SpawnSampler::new(),
             rng: Cell::new(seed | 1),
             tick: Cell::new(0),
+            pacer: PullPacer::default(),
         }
     }
 
@@ -369,8 +374,19 @@ impl WorkerThread {
             .queue
             .pop()
             .or_else(|| self.pull_inbox())
-            .or_else(|| self.pull_global())
+            .or_else(|| self.paced_pull_global())
             .or_else(|| self.steal_from_peers())
+    }
+
+    /// [`pull_global`](Self::pull_global) for a worker that ran out of local
+    /// work, paused when its recent pulls drained the global queue (see
+    /// `pull_pacer.rs`).
+    fn paced_pull_global(&self) -> Option<Task> {
+        self.pacer.pause();
+        let task = self.pull_global();
+        let left = task.as_ref().map(|_| self.state.queue.len());
+        self.pacer.pulled(left, self.registry.backlog);
+        task
     }
 
     /// The first look of a worker just woken. It went to sleep only after
@@ -559,6 +575,7 @@ impl WorkerThread {
         }
         crate::trace::sleeping(index);
         self.recorder().parking();
+        self.pacer.reset();
         match until.and_then(|t| t.deadline) {
             Some(deadline) => registry.sleep.park_until(index, deadline),
             None => registry.sleep.park(index),
