@@ -117,7 +117,8 @@ impl Registry {
     /// check in `try_spawn`, and its envelope is a constant that folds
     /// away. When the envelope was captured on every spawn it stayed live
     /// through the whole spawn path: 11 instructions and register spills per
-    /// spawn in the nested tree, 3% to 5% of its time (`BENCHMARKS.md`).
+    /// spawn in the nested tree, +3.3% over no `tracing` at all, against
+    /// +1.3% now (`BENCHMARKS.md`).
     #[inline(never)]
     fn try_spawn_in_context<T: IntoTask>(&self, task: T) -> Result<(), T> {
         self.try_spawn_with(task, Envelope::new())
