@@ -118,7 +118,7 @@ impl Registry {
     /// away. When the envelope was captured on every spawn it stayed live
     /// through the whole spawn path: 11 instructions and register spills per
     /// spawn in the nested tree, +3.3% over no `tracing` at all, against
-    /// +1.3% now (`BENCHMARKS.md`).
+    /// +1.1% now (`BENCHMARKS.md`).
     #[cold]
     #[inline(never)]
     fn try_spawn_in_context<T: IntoTask>(&self, task: T) -> Result<(), T> {

@@ -168,8 +168,10 @@ impl PoolRecorder {
                 next
             })
             .ok()?;
-        // A power of two (the default) is a mask, not a division: a 32-bit
-        // `div` takes tens of cycles, on every external spawn.
+        // A power of two (the default) is a mask, not a 32-bit division on
+        // every external spawn. Paired runs (external, metrics build, 40
+        // rounds): -3.9% on 2 workers (interval -10.1% to -0.1%), +0.8% on
+        // one (-3.5% to +3.4%): a small gain at most, for one branch.
         let picked = if self.sampling.is_power_of_two() {
             tick & (self.sampling - 1) == 0
         } else {
