@@ -195,7 +195,9 @@ impl IntoTask for Task {
 /// inline moved them along every spawn and kept the spawn path from
 /// inlining: with no subscriber installed, a nested spawn cost 120
 /// instructions more than with the `tracing` feature compiled out, and
-/// nearly twice the time; now about 13 more (callgrind, a 20-level spawn
+/// nearly twice the time. With the envelope one pointer it was 10 more, and
+/// since `try_spawn` makes it a constant when no subscriber exists (see
+/// `Registry::try_spawn_in_context`), 4 more (callgrind, a 20-level spawn
 /// tree on one worker; `BENCHMARKS.md`).
 pub(crate) struct Envelope(Option<Box<crate::trace::SpawnContext>>);
 
