@@ -11,6 +11,7 @@
 //! and repetition (this binary re-executed with the hidden `--child` flag),
 //! so that no other pool's threads or freed memory pollute the figures.
 
+use crate::bootstrap;
 use crate::contenders::{Contender, PoolSet};
 use crate::report::{self, Better, Row, Target};
 use crate::scenarios::{
@@ -30,6 +31,10 @@ pub const SCENARIOS: [&str; 8] = [
 
 /// Wake latency samples a contender takes in one turn.
 pub const WAKE_BLOCK: u32 = 50;
+
+/// The wake latency rows: their label, and the quantiles they report.
+const WAKE_METRIC: &str = "wake latency";
+const WAKE_QUANTILES: [(&str, f64); 2] = [("p50", 0.5), ("p99", 0.99)];
 
 /// How big each scenario is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -415,7 +420,7 @@ pub fn run(options: &Options) -> Results {
     let mut pools = PoolSet::new(options.threads).with_backlog(options.backlog);
     let mut oversub = PoolSet::new(oversub_threads).with_backlog(options.backlog);
     let mut samples = Samples::default();
-    let mut wake: BTreeMap<Contender, Histogram<u64>> = BTreeMap::new();
+    let mut wake: BTreeMap<Contender, WakeRecord> = BTreeMap::new();
     let mut problems = Vec::new();
     let nested = Nested {
         levels: sizes.levels,
@@ -491,17 +496,14 @@ pub fn run(options: &Options) -> Results {
                 let block = left.min(WAKE_BLOCK);
                 left -= block;
                 for &c in &order {
-                    let h = pools.run(
+                    let latencies = pools.run(
                         c,
                         &Wake {
                             samples: block,
                             pause: sizes.wake_pause,
                         },
                     );
-                    wake.entry(c)
-                        .or_insert_with(latency_histogram)
-                        .add(&h)
-                        .expect("histograms of the same bounds add");
+                    wake.entry(c).or_default().record_block(latencies);
                 }
             }
         }
@@ -563,9 +565,34 @@ pub fn run(options: &Options) -> Results {
     }
 }
 
+/// One contender's wake latencies: the histogram the table's percentiles
+/// come from, and the blocks, in turn order, for their intervals.
+struct WakeRecord {
+    histogram: Histogram<u64>,
+    blocks: Vec<Vec<u64>>,
+}
+
+impl Default for WakeRecord {
+    fn default() -> Self {
+        WakeRecord {
+            histogram: latency_histogram(),
+            blocks: Vec::new(),
+        }
+    }
+}
+
+impl WakeRecord {
+    fn record_block(&mut self, latencies: Vec<u64>) {
+        for &ns in &latencies {
+            self.histogram.saturating_record(ns);
+        }
+        self.blocks.push(latencies);
+    }
+}
+
 fn build_rows(
     samples: &Samples,
-    wake: &BTreeMap<Contender, Histogram<u64>>,
+    wake: &BTreeMap<Contender, WakeRecord>,
     sizes: &Sizes,
     threads: usize,
     oversub_threads: usize,
@@ -579,7 +606,8 @@ fn build_rows(
             better,
             target,
             values,
-        })
+            interval: None,
+        });
     };
     let levels = sizes.levels;
     let tree = (1u64 << levels) - 1;
@@ -611,14 +639,14 @@ fn build_rows(
         );
     }
     if wants("wake") {
-        for (label, q) in [("p50", 0.5), ("p99", 0.99)] {
+        for (label, q) in WAKE_QUANTILES {
             let values = wake
                 .iter()
-                .map(|(&c, h)| (c, h.value_at_quantile(q) as f64 / 1e3))
+                .map(|(&c, w)| (c, w.histogram.value_at_quantile(q) as f64 / 1e3))
                 .collect();
             row(
                 format!(
-                    "wake latency {label} ({} spawns into an idle pool)",
+                    "{WAKE_METRIC} {label} ({} spawns into an idle pool)",
                     sizes.wake_samples
                 ),
                 "us",
@@ -691,6 +719,15 @@ fn build_rows(
                     kept,
                 );
             }
+        }
+    }
+    // The wake ratios' 95% intervals, resampling the turns (`bootstrap.rs`).
+    let wake_rows = rows
+        .iter_mut()
+        .filter(|r| r.metric.starts_with(WAKE_METRIC));
+    for (r, (_, q)) in wake_rows.zip(WAKE_QUANTILES) {
+        if let (Some(mine), Some((peer, _))) = (wake.get(&Contender::Dreadpool), r.best_peer()) {
+            r.interval = bootstrap::ratio_interval(&mine.blocks, &wake[&peer].blocks, q);
         }
     }
     rows

@@ -8,12 +8,14 @@
 //! - [`scenarios`]: the measurements of issue 6, one function each.
 //! - [`sys`]: CPU time and resident memory of this process.
 //! - [`report`]: medians, the targets of issue 6 and the results table.
+//! - [`bootstrap`]: the 95% interval of a wake latency percentile ratio.
 //! - [`compare`]: the driver behind `cargo run --release -p dreadpool-bench
 //!   --bin compare`.
 //!
 //! The criterion micro-benchmarks of dreadpool's hot paths are in
 //! `benches/hot_paths.rs` (`cargo bench -p dreadpool-bench`).
 
+pub mod bootstrap;
 pub mod compare;
 pub mod contenders;
 pub mod report;

@@ -65,6 +65,9 @@ pub struct Row {
     pub target: Target,
     /// Each contender's figure, if measured.
     pub values: Vec<(Contender, f64)>,
+    /// The 95% interval of dreadpool's ratio to the best peer, where the
+    /// samples allow one (wake latency: `bootstrap.rs`).
+    pub interval: Option<(f64, f64)>,
 }
 
 /// Whether a row's target is met.
@@ -167,9 +170,11 @@ pub fn markdown_table(rows: &[Row], contenders: &[Contender]) -> String {
         let best = row
             .best_peer()
             .map_or_else(|| "-".to_owned(), |(c, _)| c.to_string());
-        let ratio = row
-            .ratio()
-            .map_or_else(|| "-".to_owned(), |r| format!("{r:.2}x"));
+        let ratio = match (row.ratio(), row.interval) {
+            (Some(r), Some((low, high))) => format!("{r:.2}x ({low:.2}-{high:.2})"),
+            (Some(r), None) => format!("{r:.2}x"),
+            (None, _) => "-".to_owned(),
+        };
         let verdict = match row.verdict() {
             Verdict::Pass => "PASS",
             Verdict::Miss => "**MISS**",
@@ -195,6 +200,7 @@ mod tests {
             better,
             target,
             values: values.to_vec(),
+            interval: None,
         }
     }
 
@@ -239,5 +245,19 @@ mod tests {
         let table = markdown_table(&rows, &[Dreadpool, Rayon]);
         assert_eq!(table.lines().count(), 4);
         assert!(table.contains("PASS"));
+        assert!(table.contains("| 0.70x |"), "{table}");
+    }
+
+    #[test]
+    fn an_interval_follows_its_ratio() {
+        use Contender::*;
+        let mut r = row(
+            Better::Lower,
+            Target::RatioAtMost(1.0),
+            &[(Dreadpool, 99.0), (Rayon, 100.0)],
+        );
+        r.interval = Some((0.96, 1.03));
+        let table = markdown_table(&[r], &[Dreadpool, Rayon]);
+        assert!(table.contains("| 0.99x (0.96-1.03) |"), "{table}");
     }
 }
