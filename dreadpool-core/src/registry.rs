@@ -135,8 +135,11 @@ impl Registry {
             return Err(task);
         }
         let sampled_at = self.metrics.sample_spawn();
-        self.injector.push(envelope.into_task(task, sampled_at));
-        self.sleep.notify_external_task();
+        let task = envelope.into_task(task, sampled_at);
+        if let Err(task) = self.sleep.try_hand_off(task) {
+            self.injector.push(task);
+            self.sleep.notify_external_task();
+        }
         Ok(())
     }
 

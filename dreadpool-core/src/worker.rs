@@ -97,6 +97,9 @@ enum Idle {
     Search,
     /// It slept and was woken: search (it counts as searching).
     Woken,
+    /// It slept and was woken with a task handed to it: run that (it counts
+    /// as running).
+    HandedOff(Task),
     /// The pool is shut down and idle.
     Exit,
 }
@@ -355,6 +358,19 @@ impl WorkerThread {
                             searching = true;
                             woken = true;
                         }
+                        Idle::HandedOff(task) => {
+                            searching = false;
+                            recorder.running();
+                            recorder.wakeup();
+                            // It came from outside, as a global pull would.
+                            recorder.pulled_global(1);
+                            // Run at once, whatever `until` says: the task is
+                            // ours alone, and the loop's next turn checks the
+                            // latch and the deadline again.
+                            if self.execute(task, until.is_some()) == PanicPolicy::Respawn {
+                                return Exit::Respawn;
+                            }
+                        }
                         Idle::Exit => return Exit::Shutdown,
                     }
                 }
@@ -562,14 +578,21 @@ impl WorkerThread {
         if second_look
             && (registry.has_visible_work_for(index) || until.is_some_and(|t| t.latch.is_set()))
         {
-            registry.sleep.cancel(index);
-            return Idle::Search;
+            return match registry.sleep.cancel(index) {
+                Some(task) => Idle::HandedOff(task),
+                None => Idle::Search,
+            };
         }
         let shutting_down = registry.is_shutting_down();
         if (shutting_down || registry.joiners.has_waiters()) && registry.counts.is_idle() {
             registry.joiners.release_waiters_if_idle(&registry.counts);
             if shutting_down {
-                registry.sleep.cancel(index);
+                // (A spawn admitted before the shutdown counts its task before
+                // it can hand it over, so an idle pool has none in flight;
+                // should one arrive anyway, it is run, not dropped.)
+                if let Some(task) = registry.sleep.cancel(index) {
+                    return Idle::HandedOff(task);
+                }
                 registry.sleep.stop_searching();
                 // Sleepers waiting for the last task must see it is done.
                 registry.sleep.wake_all();
@@ -579,12 +602,17 @@ impl WorkerThread {
         crate::trace::sleeping(index);
         self.recorder().parking();
         self.pacer.reset();
-        match until.and_then(|t| t.deadline) {
+        let handed = match until.and_then(|t| t.deadline) {
             Some(deadline) => registry.sleep.park_until(index, deadline),
             None => registry.sleep.park(index),
-        }
-        self.recorder().searching();
+        };
         crate::trace::woken(index);
-        Idle::Woken
+        match handed {
+            Some(task) => Idle::HandedOff(task),
+            None => {
+                self.recorder().searching();
+                Idle::Woken
+            }
+        }
     }
 }

@@ -26,9 +26,12 @@
 //!   can exit under it;
 //! - `__broken_respawn_fresh_queue` (fails `respawn_hands_over_the_queue`): a
 //!   respawned worker starts with an empty queue instead of its
-//!   predecessor's.
+//!   predecessor's;
+//! - `__broken_handoff_lost_in_cancel` (fails `two_spawners_one_worker`): a
+//!   sleeper whose second look found work takes back its registration and
+//!   drops the task a spawner had just handed it.
 //!
-//! `.ci/run` runs the clean build and all five broken ones.
+//! `.ci/run` runs the clean build and all six broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -73,7 +76,9 @@ fn spawn_races_a_worker_going_to_sleep() {
 }
 
 /// Two spawners against one sleeping worker: every task runs, nothing
-/// sleeps through a spawn.
+/// sleeps through a spawn. One spawner may hand its task to the sleeper
+/// while the other's task, in the global queue, makes the sleeper's second
+/// look take back its registration: the handed task must still run.
 #[test]
 fn two_spawners_one_worker() {
     model(|| {

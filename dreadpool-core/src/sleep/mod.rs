@@ -22,7 +22,8 @@ mod parker;
 use crate::sync::atomic::fence;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{lock, Mutex};
-use parker::Parker;
+use crate::task::Task;
+use parker::{Parked, Parker};
 
 /// One sleeping worker in the packed state word.
 const ONE_SLEEPING: u64 = 1 << 32;
@@ -54,6 +55,47 @@ impl Sleep {
             state: AtomicU64::new(0),
             idle: Mutex::new(Vec::with_capacity(workers)),
             parkers: (0..workers).map(|_| Parker::new()).collect(),
+        }
+    }
+
+    /// Hands `task`, spawned from outside, straight to a sleeping worker
+    /// when the whole pool sleeps; gives it back otherwise (then the caller
+    /// pushes it to the global queue and calls
+    /// [`notify_external_task`](Self::notify_external_task)).
+    ///
+    /// Only a fully idle pool, with nobody searching: that is where a spawn
+    /// waits for a wakeup and nothing else, and where handing the task over
+    /// with the token takes the global queue's lines, and the woken worker's
+    /// search bookkeeping, off that wait. The woken worker counts as running,
+    /// not searching, so it does not hold back later wakes; a burst into an
+    /// idle pool therefore wakes one more worker the usual way on its second
+    /// spawn, and is throttled by that searcher from then on.
+    ///
+    /// No fence is needed: the claim is made under the idle lock, which the
+    /// sleeper took to register, and a claimed sleeper is certain to take
+    /// the task with its token (`README.md`).
+    pub(crate) fn try_hand_off(&self, task: Task) -> Result<(), Task> {
+        // Relaxed: a stale view only sends the task the usual way, whose
+        // fence does the ordering; the claim below is decided under the lock.
+        let state = self.state.load(Ordering::Relaxed);
+        if sleeping(state) != self.parkers.len() as u64 || searching(state) != 0 {
+            return Err(task);
+        }
+        let claimed = {
+            let mut idle = lock(&self.idle);
+            let claimed = idle.pop();
+            if claimed.is_some() {
+                // Straight from sleeping to running: not a searcher.
+                self.state.fetch_sub(ONE_SLEEPING, Ordering::SeqCst);
+            }
+            claimed
+        };
+        match claimed {
+            Some(index) => {
+                self.parkers[index].hand_off(task);
+                Ok(())
+            }
+            None => Err(task),
         }
     }
 
@@ -169,34 +211,46 @@ impl Sleep {
     }
 
     /// Takes back worker `index`'s registration because its second look found
-    /// work (or it is exiting). Afterwards the worker counts as searching.
-    pub(crate) fn cancel(&self, index: usize) {
+    /// work (or it is exiting). Afterwards the worker counts as searching,
+    /// unless a task was handed to it: then it is returned, and the worker
+    /// counts as running.
+    pub(crate) fn cancel(&self, index: usize) -> Option<Task> {
         {
             let mut idle = lock(&self.idle);
             if let Some(position) = idle.iter().position(|&i| i == index) {
                 idle.swap_remove(position);
                 self.state
                     .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
-                return;
+                return None;
             }
         }
         // A waker popped us between our registration and now, and is about to
-        // unpark us (it already counted us as searching). Consume that token
-        // now, or our next `park` would return at once while we are listed.
-        self.parkers[index].park();
+        // unpark us (it already counted us as searching, or as running if it
+        // hands us a task). Consume that token now, or our next `park` would
+        // return at once while we are listed.
+        let handed = self.parkers[index].park();
+        // (The `__broken_handoff_lost_in_cancel` feature, under loom, drops
+        // a task handed over here, to show that the models would notice.)
+        if cfg!(all(loom, feature = "__broken_handoff_lost_in_cancel")) {
+            drop(handed);
+            return None;
+        }
+        handed
     }
 
-    /// Parks worker `index` until a waker pops it from the idle list; it
-    /// then counts as searching.
-    pub(crate) fn park(&self, index: usize) {
-        self.parkers[index].park();
+    /// Parks worker `index` until a waker pops it from the idle list. It
+    /// then counts as searching, or as running with the task handed to it,
+    /// which is returned.
+    pub(crate) fn park(&self, index: usize) -> Option<Task> {
+        self.parkers[index].park()
     }
 
     /// Like [`park`](Self::park), but gives up at `deadline`; either way
-    /// the worker is no longer registered afterwards and counts as searching.
-    pub(crate) fn park_until(&self, index: usize, deadline: std::time::Instant) {
-        if !self.parkers[index].park_until(deadline) {
-            self.cancel(index);
+    /// the worker is no longer registered afterwards.
+    pub(crate) fn park_until(&self, index: usize, deadline: std::time::Instant) -> Option<Task> {
+        match self.parkers[index].park_until(deadline) {
+            Parked::Woken(task) => task,
+            Parked::TimedOut => self.cancel(index),
         }
     }
 
