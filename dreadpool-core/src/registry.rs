@@ -136,10 +136,7 @@ impl Registry {
         }
         let sampled_at = self.metrics.sample_spawn();
         let task = envelope.into_task(task, sampled_at);
-        if let Err(task) = self.sleep.try_hand_off(task) {
-            self.injector.push(task);
-            self.sleep.notify_external_task();
-        }
+        self.sleep.deliver_external_task(task, &self.injector);
         Ok(())
     }
 

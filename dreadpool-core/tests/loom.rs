@@ -27,9 +27,10 @@
 //! - `__broken_respawn_fresh_queue` (fails `respawn_hands_over_the_queue`): a
 //!   respawned worker starts with an empty queue instead of its
 //!   predecessor's;
-//! - `__broken_handoff_lost_in_cancel` (fails `two_spawners_one_worker`): a
-//!   sleeper whose second look found work takes back its registration and
-//!   drops the task a spawner had just handed it.
+//! - `__broken_unpark_reads_waiting_early` (fails
+//!   `spawn_races_a_worker_going_to_sleep`): a waker decides whether the
+//!   sleeper waits on its condvar (and so needs a notify) before it leaves
+//!   the token, so a sleeper that starts waiting in between is never woken.
 //!
 //! `.ci/run` runs the clean build and all six broken ones.
 #![cfg(loom)]
@@ -58,7 +59,9 @@ fn counter() -> (Arc<AtomicUsize>, impl Fn() + Send + Sync + Clone + 'static) {
 }
 
 /// A spawn racing the only worker as it goes to sleep (both of the seed's
-/// lost wakeups), then a join racing the last task.
+/// lost wakeups; the spawn into the sleeping pool hands its task over if
+/// the worker already waits, else pushes and wakes it), then a join racing
+/// the last task.
 #[test]
 fn spawn_races_a_worker_going_to_sleep() {
     model(|| {
@@ -77,8 +80,7 @@ fn spawn_races_a_worker_going_to_sleep() {
 
 /// Two spawners against one sleeping worker: every task runs, nothing
 /// sleeps through a spawn. One spawner may hand its task to the sleeper
-/// while the other's task, in the global queue, makes the sleeper's second
-/// look take back its registration: the handed task must still run.
+/// while the other's goes to the global queue.
 #[test]
 fn two_spawners_one_worker() {
     model(|| {

@@ -19,6 +19,7 @@
 
 mod parker;
 
+use crate::queue::Injector;
 use crate::sync::atomic::fence;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{lock, Mutex};
@@ -58,45 +59,90 @@ impl Sleep {
         }
     }
 
-    /// Hands `task`, spawned from outside, straight to a sleeping worker
-    /// when the whole pool sleeps; gives it back otherwise (then the caller
-    /// pushes it to the global queue and calls
-    /// [`notify_external_task`](Self::notify_external_task)).
+    /// Delivers `task`, spawned from outside: onto the global queue, unless
+    /// the whole pool sleeps and a sleeper takes it directly.
     ///
-    /// Only a fully idle pool, with nobody searching: that is where a spawn
-    /// waits for a wakeup and nothing else, and where handing the task over
-    /// with the token takes the global queue's lines, and the woken worker's
-    /// search bookkeeping, off that wait. The woken worker counts as running,
-    /// not searching, so it does not hold back later wakes; a burst into an
-    /// idle pool therefore wakes one more worker the usual way on its second
-    /// spawn, and is throttled by that searcher from then on.
-    ///
-    /// No fence is needed: the claim is made under the idle lock, which the
-    /// sleeper took to register, and a claimed sleeper is certain to take
-    /// the task with its token (`README.md`).
-    pub(crate) fn try_hand_off(&self, task: Task) -> Result<(), Task> {
-        // Relaxed: a stale view only sends the task the usual way, whose
-        // fence does the ordering; the claim below is decided under the lock.
+    /// While any worker is awake (the busy case) this is the push and
+    /// [`notify_external_task`](Self::notify_external_task), inlined, plus
+    /// one relaxed load of a line that the fence path reads anyway.
+    #[inline(always)]
+    pub(crate) fn deliver_external_task(&self, task: Task, global: &Injector<Task>) {
+        // Relaxed: a stale view only chooses the other path, each of which
+        // is safe on its own: the usual one has its fence, and the other
+        // decides under the idle lock.
         let state = self.state.load(Ordering::Relaxed);
-        if sleeping(state) != self.parkers.len() as u64 || searching(state) != 0 {
-            return Err(task);
+        if sleeping(state) == self.parkers.len() as u64 && searching(state) == 0 {
+            self.wake_with_task(task, global);
+        } else {
+            global.push(task);
+            self.notify_external_task();
         }
-        let claimed = {
-            let mut idle = lock(&self.idle);
-            let claimed = idle.pop();
-            if claimed.is_some() {
+    }
+
+    /// An outside spawn into a pool whose every worker sleeps: wakes one
+    /// under a single hold of the idle lock.
+    ///
+    /// - A sleeper already waiting on its condvar is handed the task with
+    ///   its token, in the parker's cache line. It counts as running, not
+    ///   searching, and starts the task without touching the global queue,
+    ///   the state word or its peers' queues: that bookkeeping was 4% of the
+    ///   median spawn-to-start time into an idle pool (`BENCHMARKS.md`).
+    /// - Otherwise (the sleepers are still taking their second look, which
+    ///   looks in the global queue) the task is pushed there and the most
+    ///   recent sleeper woken as a searcher, as the usual path would do.
+    ///
+    /// Only when the whole pool sleeps: a handed-off worker does not count
+    /// as searching, so it does not hold back the next spawn's wake. In an
+    /// idle pool that costs one extra wake when a burst starts (its second
+    /// spawn wakes a searcher the usual way, which throttles the rest); in a
+    /// busy pool, where bursts keep landing on sleepers, it would cost a wake
+    /// per spawn, so there the usual path runs. Either way someone is woken
+    /// after the task is visible or held, so no fence is needed here
+    /// (`README.md`, "Handing a task to a sleeper").
+    ///
+    /// Out of line and cold: inlined, its loop and locks made the busy spawn
+    /// path around it 8% slower (external spawns, `BENCHMARKS.md`).
+    #[cold]
+    #[inline(never)]
+    fn wake_with_task(&self, task: Task, global: &Injector<Task>) {
+        let mut idle = lock(&self.idle);
+        let mut task = task;
+        // Most recent sleeper first, as `wake_one` takes them.
+        for position in (0..idle.len()).rev() {
+            let index = idle[position];
+            let claim = || {
+                idle.remove(position);
                 // Straight from sleeping to running: not a searcher.
                 self.state.fetch_sub(ONE_SLEEPING, Ordering::SeqCst);
+            };
+            match self.parkers[index].hand_off_if_waiting(task, claim) {
+                Ok(()) => {
+                    drop(idle);
+                    self.parkers[index].notify();
+                    return;
+                }
+                Err(back) => task = back,
             }
-            claimed
-        };
-        match claimed {
-            Some(index) => {
-                self.parkers[index].hand_off(task);
-                Ok(())
-            }
-            None => Err(task),
         }
+        global.push(task);
+        match idle.pop() {
+            Some(index) => {
+                self.became_searcher();
+                drop(idle);
+                self.parkers[index].unpark();
+            }
+            None => {
+                // Every sleeper left meanwhile: the usual path decides.
+                drop(idle);
+                self.notify_external_task();
+            }
+        }
+    }
+
+    /// One registered sleeper becomes a searcher (with `idle` locked).
+    fn became_searcher(&self) {
+        self.state
+            .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
     }
 
     /// Called by a spawner after pushing a task to the global queue.
@@ -135,8 +181,7 @@ impl Sleep {
             let mut idle = lock(&self.idle);
             let woken = idle.pop();
             if woken.is_some() {
-                self.state
-                    .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+                self.became_searcher();
             }
             woken
         };
@@ -154,8 +199,7 @@ impl Sleep {
             match idle.iter().position(|&i| i == index) {
                 Some(position) => {
                     idle.swap_remove(position);
-                    self.state
-                        .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+                    self.became_searcher();
                     true
                 }
                 None => false,
@@ -219,23 +263,16 @@ impl Sleep {
             let mut idle = lock(&self.idle);
             if let Some(position) = idle.iter().position(|&i| i == index) {
                 idle.swap_remove(position);
-                self.state
-                    .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+                self.became_searcher();
                 return None;
             }
         }
         // A waker popped us between our registration and now, and is about to
         // unpark us (it already counted us as searching, or as running if it
-        // hands us a task). Consume that token now, or our next `park` would
+        // hands us a task: `wake_with_task` only does so once we wait, so
+        // not here, but nothing depends on that). Consume that token now, or our next `park` would
         // return at once while we are listed.
-        let handed = self.parkers[index].park();
-        // (The `__broken_handoff_lost_in_cancel` feature, under loom, drops
-        // a task handed over here, to show that the models would notice.)
-        if cfg!(all(loom, feature = "__broken_handoff_lost_in_cancel")) {
-            drop(handed);
-            return None;
-        }
-        handed
+        self.parkers[index].park()
     }
 
     /// Parks worker `index` until a waker pops it from the idle list. It
@@ -261,5 +298,106 @@ impl Sleep {
     pub(crate) fn stop_searching(&self) -> bool {
         let previous = self.state.fetch_sub(ONE_SEARCHING, Ordering::SeqCst);
         searching(previous) == 1 && sleeping(previous) > 0
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    //! Each way an outside spawn reaches a worker, driven step by step: the
+    //! worker side is played by this thread or one spawned thread, ordered
+    //! by observed state (the parker says when it waits), never by sleeps.
+
+    use super::*;
+    use crate::queue::Steal;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn flag_task(flag: &Arc<AtomicBool>) -> Task {
+        let flag = Arc::clone(flag);
+        Task::new(move || flag.store(true, Ordering::Relaxed))
+    }
+
+    /// Registers worker `index` and parks it on its own thread, returning
+    /// that thread once the worker waits on its condvar.
+    fn parked(sleep: &Arc<Sleep>, index: usize) -> std::thread::JoinHandle<Option<Task>> {
+        sleep.register_sleeper(index, false);
+        let worker = {
+            let sleep = Arc::clone(sleep);
+            std::thread::spawn(move || sleep.park(index))
+        };
+        while !sleep.parkers[index].is_waiting() {
+            std::thread::yield_now();
+        }
+        worker
+    }
+
+    #[test]
+    fn a_waiting_sleeper_of_an_idle_pool_is_handed_the_task() {
+        let sleep = Arc::new(Sleep::new(1));
+        let global = Injector::new();
+        let worker = parked(&sleep, 0);
+        let ran = Arc::new(AtomicBool::new(false));
+        sleep.deliver_external_task(flag_task(&ran), &global);
+        let task = worker
+            .join()
+            .unwrap()
+            .expect("the task comes with the token");
+        assert!(
+            global.is_empty(),
+            "a handed-off task skips the global queue"
+        );
+        // It counts as running: neither sleeping nor searching.
+        assert_eq!(sleep.state.load(Ordering::Relaxed), 0);
+        task.run();
+        assert!(ran.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_sleeper_still_taking_its_second_look_finds_the_task_in_the_global_queue() {
+        let sleep = Sleep::new(1);
+        let global = Injector::new();
+        sleep.register_sleeper(0, false);
+        let ran = Arc::new(AtomicBool::new(false));
+        sleep.deliver_external_task(flag_task(&ran), &global);
+        assert!(!global.is_empty(), "the second look must be able to see it");
+        // It was woken as a searcher: taking back its registration consumes
+        // that plain token.
+        assert_eq!(sleep.state.load(Ordering::Relaxed), ONE_SEARCHING);
+        assert!(sleep.cancel(0).is_none());
+        assert!(matches!(global.steal(), Steal::Success(_)));
+    }
+
+    #[test]
+    fn a_pool_with_a_worker_awake_gets_the_usual_path() {
+        let sleep = Arc::new(Sleep::new(2));
+        let global = Injector::new();
+        let worker = parked(&sleep, 0);
+        let ran = Arc::new(AtomicBool::new(false));
+        sleep.deliver_external_task(flag_task(&ran), &global);
+        // Worker 1 is awake: the task is queued and the sleeper woken to
+        // search for it, as a searcher that holds back further wakes.
+        assert!(worker.join().unwrap().is_none());
+        assert!(!global.is_empty());
+        assert_eq!(sleep.state.load(Ordering::Relaxed), ONE_SEARCHING);
+    }
+
+    #[test]
+    fn a_searcher_holds_back_the_handoff() {
+        let sleep = Arc::new(Sleep::new(2));
+        let global = Injector::new();
+        let first = parked(&sleep, 0);
+        let second = parked(&sleep, 1);
+        sleep.wake_one();
+        assert!(
+            second.join().unwrap().is_none(),
+            "most recent sleeper first"
+        );
+        // Worker 1 searches; worker 0 still waits: no handoff, no wake.
+        let ran = Arc::new(AtomicBool::new(false));
+        sleep.deliver_external_task(flag_task(&ran), &global);
+        assert!(!global.is_empty());
+        assert!(sleep.parkers[0].is_waiting());
+        sleep.wake_all();
+        assert!(first.join().unwrap().is_none());
     }
 }

@@ -24,6 +24,10 @@ pub(crate) struct Parker {
 struct Slot {
     notified: bool,
     task: Option<Task>,
+    /// The worker waits on the condvar. A waker that finds it not waiting
+    /// yet (it is still taking its second look) skips the notify, a system
+    /// call: the worker sees the token under this lock before it would wait.
+    waiting: bool,
 }
 
 /// How a [`Parker::park_until`] ended.
@@ -40,6 +44,7 @@ impl Parker {
             slot: Mutex::new(Slot {
                 notified: false,
                 task: None,
+                waiting: false,
             }),
             condvar: Condvar::new(),
         }
@@ -51,7 +56,9 @@ impl Parker {
     pub(crate) fn park(&self) -> Option<Task> {
         let mut slot = lock(&self.slot);
         while !slot.notified {
+            slot.waiting = true;
             slot = wait(&self.condvar, slot);
+            slot.waiting = false;
         }
         slot.notified = false;
         slot.task.take()
@@ -61,9 +68,16 @@ impl Parker {
     pub(crate) fn park_until(&self, deadline: std::time::Instant) -> Parked {
         let mut slot = lock(&self.slot);
         while !slot.notified {
+            slot.waiting = true;
             match crate::sync::wait_until(&self.condvar, slot, Some(deadline)) {
-                Ok(guard) => slot = guard,
-                Err(_) => return Parked::TimedOut,
+                Ok(mut guard) => {
+                    guard.waiting = false;
+                    slot = guard;
+                }
+                Err(mut guard) => {
+                    guard.waiting = false;
+                    return Parked::TimedOut;
+                }
             }
         }
         slot.notified = false;
@@ -71,22 +85,52 @@ impl Parker {
     }
 
     /// Wakes the parked thread, or makes its next `park` return at once.
+    /// Notifies only if the worker waits on the condvar: one still taking
+    /// its second look sees the token under the lock before it would wait.
     pub(crate) fn unpark(&self) {
-        lock(&self.slot).notified = true;
+        // (The `__broken_unpark_reads_waiting_early` feature, under loom,
+        // reads `waiting` under a lock of its own before leaving the token:
+        // the worker can start waiting in between and never be notified.)
+        let early = cfg!(all(loom, feature = "__broken_unpark_reads_waiting_early"))
+            .then(|| lock(&self.slot).waiting);
+        let waiting = {
+            let mut slot = lock(&self.slot);
+            slot.notified = true;
+            early.unwrap_or(slot.waiting)
+        };
+        if waiting {
+            self.condvar.notify_one();
+        }
+    }
+
+    /// If the worker waits on the condvar, runs `claim` (the caller's
+    /// bookkeeping, done before the worker can see the token) and leaves the
+    /// token with `task`, returning `Ok`: the caller must then call
+    /// [`notify`](Self::notify). Gives `task` back if the worker does not
+    /// wait (it is still taking its second look, which should find the task
+    /// where spawns normally put it).
+    pub(crate) fn hand_off_if_waiting(&self, task: Task, claim: impl FnOnce()) -> Result<(), Task> {
+        let mut slot = lock(&self.slot);
+        if !slot.waiting {
+            return Err(task);
+        }
+        claim();
+        debug_assert!(!slot.notified && slot.task.is_none());
+        slot.notified = true;
+        slot.task = Some(task);
+        Ok(())
+    }
+
+    /// Wakes the worker after a successful
+    /// [`hand_off_if_waiting`](Self::hand_off_if_waiting).
+    pub(crate) fn notify(&self) {
         self.condvar.notify_one();
     }
 
-    /// [`unpark`](Self::unpark), handing `task` to the woken thread.
-    ///
-    /// The caller owns this wakeup (it popped the worker from the idle list),
-    /// so no other token, and no other task, can be pending here.
-    pub(crate) fn hand_off(&self, task: Task) {
-        {
-            let mut slot = lock(&self.slot);
-            debug_assert!(!slot.notified && slot.task.is_none());
-            slot.notified = true;
-            slot.task = Some(task);
-        }
-        self.condvar.notify_one();
+    /// Whether the worker waits on the condvar now (for tests that must
+    /// act only once it does, without sleeping to get there).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn is_waiting(&self) -> bool {
+        lock(&self.slot).waiting
     }
 }
