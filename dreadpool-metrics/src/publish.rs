@@ -17,7 +17,7 @@
 //! | `dreadpool_tasks_run_total` | counter | pool, worker | tasks finished |
 //! | `dreadpool_tasks_spawned_local_total` | counter | pool, worker | tasks spawned by tasks into the worker's queue |
 //! | `dreadpool_tasks_spawned_external_total` | counter | pool | tasks spawned from outside |
-//! | `dreadpool_global_pulls_total` | counter | pool, worker | tasks taken from the global queue |
+//! | `dreadpool_global_pulls_total` | counter | pool, worker | tasks taken from the global queue, or handed over by an outside spawn |
 //! | `dreadpool_steals_attempted_total` | counter | pool, worker | steal attempts |
 //! | `dreadpool_steals_succeeded_total` | counter | pool, worker | steals that took a task |
 //! | `dreadpool_tasks_stolen_total` | counter | pool, worker | tasks taken by steals |

@@ -69,7 +69,9 @@ pub struct WorkerMetrics {
     pub tasks_run: u64,
     /// Tasks its tasks spawned into its own local queue.
     pub tasks_spawned_local: u64,
-    /// Tasks it took from the global queue (batches included).
+    /// Tasks it took from the global queue (batches included), and tasks
+    /// spawned from outside that were handed to it as it slept: every task
+    /// from outside is counted here once.
     pub global_pulls: u64,
     /// Steal attempts on a peer's queue.
     pub steals_attempted: u64,

@@ -16,6 +16,11 @@
 //! sees the task, or the spawner sees the sleeper. A searching worker that a
 //! spawner relied on either finds work or registers and looks again, so the
 //! reliance is safe.
+//!
+//! - When every worker sleeps, an outside spawn hands its task to a sleeper
+//!   already waiting on its condvar, with the token, under the idle lock
+//!   ([`Sleep::deliver_external_task`]): the woken worker runs it without
+//!   touching the global queue.
 
 mod parker;
 
