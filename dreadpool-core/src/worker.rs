@@ -587,9 +587,9 @@ impl WorkerThread {
         if (shutting_down || registry.joiners.has_waiters()) && registry.counts.is_idle() {
             registry.joiners.release_waiters_if_idle(&registry.counts);
             if shutting_down {
-                // (A spawn admitted before the shutdown counts its task before
-                // it can hand it over, so an idle pool has none in flight;
-                // should one arrive anyway, it is run, not dropped.)
+                // (Tasks are handed only to a worker that waits on its
+                // condvar, which this one did not; should one arrive anyway,
+                // it is run, not dropped.)
                 if let Some(task) = registry.sleep.cancel(index) {
                     return Idle::HandedOff(task);
                 }

@@ -10,8 +10,9 @@ use crate::task::Task;
 /// `thread::park` itself and would swallow a token meant for the worker,
 /// which is precisely a lost wakeup.
 ///
-/// The token may carry a task ([`hand_off`](Self::hand_off)): the waker puts
-/// it next to the token, under the same lock, and the woken worker takes both
+/// The token may carry a task
+/// ([`hand_off_if_waiting`](Self::hand_off_if_waiting)): the waker puts it
+/// next to the token, under the same lock, and the woken worker takes both
 /// at once. The task then reaches the worker in the cache line the wakeup
 /// has to touch anyway, instead of through the global queue's (see
 /// `README.md`, "Handing a task to a sleeper").
@@ -50,8 +51,9 @@ impl Parker {
         }
     }
 
-    /// Blocks until [`unpark`](Self::unpark) or [`hand_off`](Self::hand_off)
-    /// is (or was already) called, then consumes that token and returns the
+    /// Blocks until [`unpark`](Self::unpark) or a successful
+    /// [`hand_off_if_waiting`](Self::hand_off_if_waiting) is (or was already)
+    /// called, then consumes that token and returns the
     /// task handed over with it. Spurious condvar wakeups are absorbed here.
     pub(crate) fn park(&self) -> Option<Task> {
         let mut slot = lock(&self.slot);
