@@ -67,7 +67,11 @@ impl Sizes {
         external: 1_000_000,
         levels: 20,
         fanout: 1_000_000,
-        wake_samples: 5_000,
+        // Enough for a p99 verdict: at 5,000 samples a p99 ratio is only
+        // known to about +-10%, which is wider than any gap between the
+        // pools that wake through a futex; at 60,000, to +-2-4% on a quiet
+        // machine (`BENCHMARKS.md`). About 6.5 minutes of the full run.
+        wake_samples: 60_000,
         wake_pause: Duration::from_millis(1),
         idle_window: Duration::from_secs(2),
         child_reps: 3,
@@ -160,7 +164,7 @@ the targets of issue 6.
   --reps N           repetitions (default: 7, or 3 with --quick)
   --contenders LIST  comma-separated subset of: dreadpool,rayon,threadpool,tokio,seed
   --backlog N        dreadpool's with_backlog (default: dreadpool's default)
-  --wake-samples N   wake latency samples per contender (default: 5000, 300 with --quick)
+  --wake-samples N   wake latency samples per contender (default: 60000, 300 with --quick)
   --quiet-wait SECS  before each repetition, wait up to SECS for other processes
                      to use less than 0.1 CPU (default: 60, or 0 with --quick)
   SCENARIO           any of: external nested fanout wake idle compute memory oversub
