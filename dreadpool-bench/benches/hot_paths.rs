@@ -4,8 +4,9 @@
 //! - `spawn_outside`: the spawner's cost per `spawn` from a thread outside
 //!   the pool (the tasks are tiny; waiting for them is not timed);
 //! - `spawn_inside`: the same from inside one of the pool's tasks;
-//! - `steal`: a worker spawns a batch and blocks, its peer drains the batch
-//!   (time per task from the last spawn to the last completion);
+//! - `steal`: with its peer held at a gate, a worker spawns a batch, then
+//!   releases the peer and blocks; time per task from the release to the
+//!   last completion, all of it the peer stealing and running the batch;
 //! - `park_unpark`: spawn one task into an idle pool (every worker asleep)
 //!   and wait until it has run: wake, run, signal back;
 //! - `join_idle`: `join()` on a pool with nothing to do.
@@ -71,18 +72,40 @@ fn spawn_inside<P: Spawner>(pool: &'static P, iters: u64) -> Duration {
 }
 
 fn steal<P: Spawner>(pool: &'static P, iters: u64) -> Duration {
+    static HELD: AtomicBool = AtomicBool::new(false);
+    static RELEASED: AtomicBool = AtomicBool::new(false);
+    HELD.store(false, Ordering::Relaxed);
+    RELEASED.store(false, Ordering::Relaxed);
     let target = tally::total() + iters;
+    // Hold one worker at a gate while the other makes the batch, so that the
+    // batch is whole when the timing starts. (Without the gate the peer
+    // drained the batch while it was spawned, and the timed tail after the
+    // last spawn measured nothing: 10 ps per task for the seed.)
+    pool.spawn(|| {
+        HELD.store(true, Ordering::Release);
+        while !RELEASED.load(Ordering::Acquire) {
+            std::hint::spin_loop();
+        }
+    });
+    while !HELD.load(Ordering::Acquire) {
+        std::thread::yield_now();
+    }
     let (tx, rx) = mpsc::channel();
+    // Runs on the other worker: the held one is busy.
     pool.spawn(move || {
         for _ in 0..iters {
             pool.spawn(tiny);
         }
-        // Block this worker so that its peer must take everything.
         let start = Instant::now();
-        while tally::total() < target {
-            std::hint::spin_loop();
-        }
-        let _ = tx.send(start.elapsed());
+        RELEASED.store(true, Ordering::Release);
+        // Block this worker too, so that the released peer must take
+        // everything: from this worker's queue (dreadpool), or from the
+        // global queue (the seed, whose spawns all go there). Sleeping
+        // between looks, as the harness does: spinning on the peer's
+        // counter would pull its cache line away on every task it runs
+        // (that tripled the figure here).
+        let end = tally::wait_until(target);
+        let _ = tx.send(end - start);
     });
     let took = rx.recv().expect("the blocking task reports");
     tally::wait_until(target);
