@@ -24,6 +24,9 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const THREADS: usize = 2;
+// `steal` holds one worker at a gate and blocks another: with one worker it
+// would wait forever.
+const _: () = assert!(THREADS >= 2, "the steal benchmark needs two workers");
 
 fn dreadpool() -> &'static dreadpool::ThreadPool {
     static POOL: OnceLock<dreadpool::ThreadPool> = OnceLock::new();
