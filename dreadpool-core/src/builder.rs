@@ -6,6 +6,7 @@ use crate::pool::ThreadPool;
 use crate::queue::Worker;
 use crate::registry::{Registry, RegistryConfig};
 use crate::sync::Arc;
+use crate::thread_hooks::ThreadHooks;
 use crate::worker::WorkerSeat;
 use std::fmt;
 
@@ -54,6 +55,7 @@ pub struct ThreadPoolBuilder {
     backlog: usize,
     panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
+    hooks: ThreadHooks,
     latency_sampling: u32,
     respawn_failures_to_inject: usize,
 }
@@ -67,6 +69,7 @@ impl Default for ThreadPoolBuilder {
             backlog: DEFAULT_BACKLOG,
             panic_policy: PanicPolicy::default(),
             panic_handler: None,
+            hooks: ThreadHooks::default(),
             latency_sampling: crate::metrics::DEFAULT_LATENCY_SAMPLING,
             respawn_failures_to_inject: 0,
         }
@@ -82,6 +85,8 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("backlog", &self.backlog)
             .field("panic_policy", &self.panic_policy)
             .field("panic_handler", &self.panic_handler.is_some())
+            .field("start_handler", &self.hooks.start.is_some())
+            .field("exit_handler", &self.hooks.exit.is_some())
             .field("latency_sampling", &self.latency_sampling)
             .finish()
     }
@@ -139,6 +144,65 @@ impl ThreadPoolBuilder {
         H: Fn(PanicPayload) + Send + Sync + 'static,
     {
         self.panic_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Sets a function every worker thread calls with its worker index when
+    /// it starts, before its first task: to pin it to a core, register it
+    /// with a profiler, or set up thread-local state.
+    ///
+    /// It runs on every thread the pool ever starts, *including* the threads
+    /// that replace a panicked one under [`PanicPolicy::Respawn`] (they start
+    /// clean, so their thread-local state needs setting up again), inside the
+    /// worker's `dreadpool.worker` span. Each thread that ran it also runs
+    /// the [exit handler](Self::with_exit_handler) before it ends, and once
+    /// the pool is dropped every thread has done both.
+    ///
+    /// A panic in the handler is reported as a task's is (counted in
+    /// [`panic_count`](crate::ThreadPool::panic_count), logged, passed to the
+    /// [panic handler](Self::with_panic_handler); under
+    /// [`PanicPolicy::Abort`] the process aborts), and the thread then goes
+    /// on as a worker: the pool is never left short of one.
+    ///
+    /// ```
+    /// use dreadpool::ThreadPoolBuilder;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let (started, ended) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    /// let (s, e) = (Arc::clone(&started), Arc::clone(&ended));
+    /// let pool = ThreadPoolBuilder::new()
+    ///     .with_threads(3)
+    ///     .with_start_handler(move |_index| {
+    ///         s.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    ///     .with_exit_handler(move |_index| {
+    ///         e.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    ///     .build();
+    /// drop(pool); // joins every thread
+    /// assert_eq!(started.load(Ordering::Relaxed), 3);
+    /// assert_eq!(ended.load(Ordering::Relaxed), 3);
+    /// ```
+    pub fn with_start_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.hooks.start = Some(Arc::new(handler));
+        self
+    }
+
+    /// Sets a function every worker thread calls with its worker index just
+    /// before it ends: when the pool shuts down, and when a thread whose task
+    /// panicked hands its seat to a replacement. It pairs with the
+    /// [start handler](Self::with_start_handler): every thread that started
+    /// runs it once, and dropping the pool returns only after all have.
+    /// Panics in it are reported as the start handler's are.
+    pub fn with_exit_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.hooks.exit = Some(Arc::new(handler));
         self
     }
 
@@ -230,6 +294,7 @@ impl ThreadPoolBuilder {
             backlog: self.backlog,
             panic_policy: self.panic_policy,
             panic_handler: self.panic_handler,
+            hooks: self.hooks,
             stack_size: self.stack_size,
             latency_sampling: self.latency_sampling,
             respawn_failures_to_inject: self.respawn_failures_to_inject,

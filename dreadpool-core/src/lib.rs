@@ -80,6 +80,7 @@ mod sleep;
 mod sync;
 mod task;
 mod task_handle;
+mod thread_hooks;
 mod trace;
 mod worker;
 

@@ -71,7 +71,6 @@ pub(crate) fn drop_payload(payload: PanicPayload) {
 /// (whose writers may panic, for example `eprint!` on a closed stderr) and
 /// the panic handler. Unwinding out of a worker's bookkeeping would kill the
 /// thread with its queue and its owed counts, and hang every `join()`.
-#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
 pub(crate) fn contain(f: impl FnOnce()) {
     if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
         drop_payload(payload);

@@ -12,6 +12,7 @@ use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::thread::{Builder, JoinHandle};
 use crate::sync::{lock, Arc, Mutex};
 use crate::task::{Envelope, IntoTask, Task};
+use crate::thread_hooks::{ThreadEvent, ThreadHooks};
 use crate::trace::SpawnContext;
 use crate::worker::{self, WorkerSeat};
 
@@ -34,6 +35,8 @@ pub(crate) struct Registry {
     pub(crate) backlog: usize,
     pub(crate) panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
+    /// The start and exit handlers every worker thread runs.
+    pub(crate) hooks: ThreadHooks,
     panic_count: AtomicUsize,
     /// Replacement threads the OS refused (the old thread carried on).
     respawn_failures: AtomicUsize,
@@ -57,6 +60,7 @@ pub(crate) struct RegistryConfig {
     pub(crate) backlog: usize,
     pub(crate) panic_policy: PanicPolicy,
     pub(crate) panic_handler: Option<PanicHandler>,
+    pub(crate) hooks: ThreadHooks,
     pub(crate) stack_size: Option<usize>,
     pub(crate) latency_sampling: u32,
     pub(crate) respawn_failures_to_inject: usize,
@@ -84,6 +88,7 @@ impl Registry {
             backlog: config.backlog,
             panic_policy: config.panic_policy,
             panic_handler: config.panic_handler,
+            hooks: config.hooks,
             panic_count: AtomicUsize::new(0),
             respawn_failures: AtomicUsize::new(0),
             respawn_failures_to_inject: AtomicUsize::new(config.respawn_failures_to_inject),
@@ -317,9 +322,32 @@ impl Registry {
     /// Records a task's panic: counts it, reports it, hands it to the
     /// handler. Returns what the worker should do next.
     pub(crate) fn on_task_panic(&self, worker: usize, payload: PanicPayload) -> PanicPolicy {
+        crate::trace::task_panicked(worker, payload_message(&*payload));
+        self.report_panic(worker, payload, "a task")
+    }
+
+    /// Records a start or exit handler's panic as a task's (see
+    /// `thread_hooks.rs`); the thread carries on whatever the policy, unless
+    /// it is `Abort`.
+    pub(crate) fn on_thread_handler_panic(
+        &self,
+        worker: usize,
+        event: ThreadEvent,
+        payload: PanicPayload,
+    ) {
+        crate::trace::thread_handler_panicked(
+            worker,
+            event.handler_name(),
+            payload_message(&*payload),
+        );
+        self.report_panic(worker, payload, event.handler_name());
+    }
+
+    /// What every caught panic gets: counted, handed to the panic handler,
+    /// and the process aborted under `PanicPolicy::Abort`.
+    fn report_panic(&self, worker: usize, payload: PanicPayload, what: &str) -> PanicPolicy {
         self.panic_count.fetch_add(1, Ordering::Relaxed);
         self.metrics.worker(worker).panicked();
-        crate::trace::task_panicked(worker, payload_message(&*payload));
         match &self.panic_handler {
             Some(handler) => {
                 if !call_handler(handler, payload) {
@@ -333,7 +361,7 @@ impl Registry {
             use std::io::Write;
             let _ = writeln!(
                 std::io::stderr(),
-                "dreadpool: a task panicked on worker {}-{worker} and the panic policy is Abort",
+                "dreadpool: {what} panicked on worker {}-{worker} and the panic policy is Abort",
                 self.name
             );
             std::process::abort();

@@ -36,6 +36,10 @@ mod imp {
         contain(|| error!(worker, panic = message, "task panicked"));
     }
 
+    pub(crate) fn thread_handler_panicked(worker: usize, handler: &str, message: &str) {
+        contain(|| error!(worker, handler, panic = message, "thread handler panicked"));
+    }
+
     pub(crate) fn panic_handler_panicked(worker: usize) {
         contain(|| {
             error!(
@@ -118,6 +122,7 @@ mod imp {
     pub(crate) fn pool_started(_pool: &str, _threads: usize) {}
     pub(crate) fn pool_shutdown(_pool: &str) {}
     pub(crate) fn task_panicked(_worker: usize, _message: &str) {}
+    pub(crate) fn thread_handler_panicked(_worker: usize, _handler: &str, _message: &str) {}
     pub(crate) fn panic_handler_panicked(_worker: usize) {}
     pub(crate) fn worker_respawned(_worker: usize) {}
     pub(crate) fn respawn_failed(_worker: usize, _error: &std::io::Error) {}

@@ -18,6 +18,7 @@ use crate::queue::{Steal, Worker};
 use crate::registry::Registry;
 use crate::sync::Arc;
 use crate::task::{Envelope, IntoTask, Task};
+use crate::thread_hooks::{self, ThreadEvent};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
@@ -215,6 +216,8 @@ fn with_recorder(f: impl FnOnce(&crate::metrics::WorkerRecorder<'_>)) {
 pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_completion: bool) {
     let index = state.index;
     let _span = crate::trace::worker_span(&registry.name, index);
+    // Paired with the exit handler at each return below (`thread_hooks.rs`).
+    thread_hooks::run(&registry, ThreadEvent::Start, index);
     // A thread started with a completion owed is a replacement.
     let mut replacement = owes_completion;
     loop {
@@ -236,6 +239,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
         match exit {
             Exit::Shutdown | Exit::Done | Exit::TimedOut => {
                 registry.metrics.worker(index).stopped();
+                thread_hooks::run(&registry, ThreadEvent::Exit, index);
                 return;
             }
             Exit::Respawn => {
@@ -249,6 +253,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
                 match registry.spawn_worker(state, true) {
                     Ok(()) => {
                         crate::trace::worker_respawned(index);
+                        thread_hooks::run(&registry, ThreadEvent::Exit, index);
                         return;
                     }
                     Err(failure) => {

@@ -30,9 +30,12 @@
 //! - `__broken_unpark_reads_waiting_early` (fails
 //!   `spawn_races_a_worker_going_to_sleep`): a waker decides whether the
 //!   sleeper waits on its condvar (and so needs a notify) before it leaves
-//!   the token, so a sleeper that starts waiting in between is never woken.
+//!   the token, so a sleeper that starts waiting in between is never woken;
+//! - `__broken_waker_outside_lock` (fails `awaiting_a_handle_races_the_task`):
+//!   a polled `TaskHandle` looks for the result and leaves its waker in two
+//!   critical sections, so a task that ends in between wakes nobody.
 //!
-//! `.ci/run` runs the clean build and all six broken ones.
+//! `.ci/run` runs the clean build and all seven broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -184,5 +187,56 @@ fn scope_waits_for_its_task() {
             });
         });
         assert_eq!(count.load(Ordering::Relaxed), 1);
+    });
+}
+
+/// A waker that an outside thread blocks on, as an executor's thread parks
+/// between polls: a lost wakeup leaves it parked forever, which loom reports
+/// as a deadlock.
+#[derive(Default)]
+struct ParkingWaker {
+    woken: loom::sync::Mutex<bool>,
+    condvar: loom::sync::Condvar,
+}
+
+impl ParkingWaker {
+    /// Blocks until woken, then forgets the wake.
+    fn park(&self) {
+        let mut woken = self.woken.lock().unwrap();
+        while !*woken {
+            woken = self.condvar.wait(woken).unwrap();
+        }
+        *woken = false;
+    }
+}
+
+impl std::task::Wake for ParkingWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        *self.woken.lock().unwrap() = true;
+        self.condvar.notify_one();
+    }
+}
+
+/// Awaiting a task's handle while the task ends: the poller finds the
+/// result or leaves a waker that the task wakes, never neither (the waker
+/// hand-off in `task_handle.rs`).
+#[test]
+fn awaiting_a_handle_races_the_task() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    model(|| {
+        let pool = ThreadPoolBuilder::new().with_threads(1).build();
+        let mut handle = pool.spawn_with_handle(|| 7);
+        let parker = std::sync::Arc::new(ParkingWaker::default());
+        let waker = Waker::from(std::sync::Arc::clone(&parker));
+        let mut cx = Context::from_waker(&waker);
+        let value = loop {
+            match std::pin::Pin::new(&mut handle).poll(&mut cx) {
+                Poll::Ready(result) => break result.unwrap(),
+                Poll::Pending => parker.park(),
+            }
+        };
+        assert_eq!(value, 7);
+        drop(pool);
     });
 }
