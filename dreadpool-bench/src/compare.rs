@@ -13,6 +13,7 @@
 
 use crate::bootstrap;
 use crate::contenders::{Contender, PoolSet};
+use crate::offload::{self, OffloadPools};
 use crate::report::{self, Better, Row, Target};
 use crate::scenarios::{
     calibrate_spin, compute_plan, compute_serial, latency_histogram, Compute, External, FanOut,
@@ -25,8 +26,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The scenario names, as the command line filters them.
-pub const SCENARIOS: [&str; 8] = [
-    "external", "nested", "fanout", "wake", "idle", "compute", "memory", "oversub",
+pub const SCENARIOS: [&str; 9] = [
+    "external", "nested", "fanout", "wake", "idle", "compute", "memory", "oversub", "offload",
 ];
 
 /// Wake latency samples a contender takes in one turn.
@@ -57,6 +58,10 @@ pub struct Sizes {
     pub compute_tasks: u32,
     /// Tasks queued behind the blocked pool.
     pub memory_tasks: u64,
+    /// Offloads awaited one at a time, per contender and repetition.
+    pub offload: u32,
+    /// Offloads awaited at once, per contender and repetition.
+    pub offload_many: u32,
     /// Repetitions of everything.
     pub reps: usize,
 }
@@ -77,6 +82,8 @@ impl Sizes {
         child_reps: 3,
         compute_tasks: 20_000,
         memory_tasks: 1_000_000,
+        offload: 20_000,
+        offload_many: 20_000,
         reps: 7,
     };
 
@@ -91,6 +98,8 @@ impl Sizes {
         child_reps: 1,
         compute_tasks: 2_000,
         memory_tasks: 200_000,
+        offload: 5_000,
+        offload_many: 5_000,
         reps: 3,
     };
 
@@ -105,6 +114,8 @@ impl Sizes {
         child_reps: 1,
         compute_tasks: 50,
         memory_tasks: 2_000,
+        offload: 50,
+        offload_many: 50,
         reps: 1,
     };
 }
@@ -167,7 +178,7 @@ the targets of issue 6.
   --wake-samples N   wake latency samples per contender (default: 60000, 300 with --quick)
   --quiet-wait SECS  before each repetition, wait up to SECS for other processes
                      to use less than 0.1 CPU (default: 60, or 0 with --quick)
-  SCENARIO           any of: external nested fanout wake idle compute memory oversub
+  SCENARIO           any of: external nested fanout wake idle compute memory oversub offload
                      (also accepted as --filter a,b,...); default: all
 ";
 
@@ -457,6 +468,14 @@ pub fn run(options: &Options) -> Results {
         &[]
     };
     let wake_per_rep = (sizes.wake_samples as usize).div_ceil(sizes.reps).max(1) as u32;
+    let offload_pools: Option<&'static OffloadPools> = wants("offload").then(|| {
+        let pools: &'static OffloadPools = Box::leak(Box::new(OffloadPools::new(options.threads)));
+        for &c in contenders.iter().filter(|&&c| OffloadPools::has(c)) {
+            pools.one_at_a_time(c, 1_000);
+            pools.many_at_once(c, 1_000);
+        }
+        pools
+    });
 
     for rep in 0..sizes.reps {
         let mut order = contenders.clone();
@@ -528,6 +547,29 @@ pub fn run(options: &Options) -> Results {
             for &c in &order {
                 let took = oversub.run(c, &nested);
                 samples.push("oversub-nested", c, ns_per_task(took, nested.tasks()));
+            }
+        }
+        if let Some(pools) = offload_pools {
+            // dreadpool's join baseline and the wake budget first, then the
+            // patterns taking turns as everywhere else.
+            offload::settle();
+            samples.push(
+                "offload-join",
+                Contender::Dreadpool,
+                pools.joins(sizes.offload),
+            );
+            samples.push(
+                "offload-wake",
+                Contender::Dreadpool,
+                offload::one_wake(sizes.offload),
+            );
+            for &c in order.iter().filter(|&&c| OffloadPools::has(c)) {
+                offload::settle();
+                samples.push("offload-single", c, pools.one_at_a_time(c, sizes.offload));
+            }
+            for &c in order.iter().filter(|&&c| OffloadPools::has(c)) {
+                offload::settle();
+                samples.push("offload-many", c, pools.many_at_once(c, sizes.offload_many));
             }
         }
         if rep < sizes.child_reps {
@@ -723,6 +765,55 @@ fn build_rows(
                     kept,
                 );
             }
+        }
+    }
+    if wants("offload") {
+        row(
+            "offload: await one at a time from a current-thread runtime".to_owned(),
+            "ns/offload",
+            Better::Lower,
+            Target::None,
+            samples.medians("offload-single"),
+        );
+        row(
+            format!(
+                "offload: {} awaits at once from a multi-thread runtime",
+                sizes.offload_many
+            ),
+            "ns/offload",
+            Better::Lower,
+            Target::None,
+            samples.medians("offload-many"),
+        );
+        let median = |metric| {
+            samples
+                .medians(metric)
+                .into_iter()
+                .find(|&(c, _)| c == Contender::Dreadpool)
+                .map(|(_, v)| v)
+        };
+        let (join, wake, single) = (
+            median("offload-join"),
+            median("offload-wake"),
+            median("offload-single"),
+        );
+        if let Some(join) = join {
+            row(
+                "offload: blocking TaskHandle::join from a plain thread".to_owned(),
+                "ns/offload",
+                Better::Lower,
+                Target::None,
+                vec![(Contender::Dreadpool, join)],
+            );
+        }
+        if let (Some(join), Some(wake), Some(single)) = (join, wake, single) {
+            row(
+                format!("offload: await minus join (budget: one thread wake, {wake:.0} ns)"),
+                "ns",
+                Better::Lower,
+                Target::AtMost(wake.round()),
+                vec![(Contender::Dreadpool, single - join)],
+            );
         }
     }
     // The wake ratios' 95% intervals, resampling the turns (`bootstrap.rs`).

@@ -6,6 +6,8 @@
 //! - [`tally`]: how every contender's tasks report completion (the same way
 //!   for all) and how the harness waits for them.
 //! - [`scenarios`]: the measurements of issue 6, one function each.
+//! - [`offload`]: async code awaiting work on a pool, in each pool's
+//!   pattern (issue 19).
 //! - [`sys`]: CPU time and resident memory of this process.
 //! - [`report`]: medians, the targets of issue 6 and the results table.
 //! - [`bootstrap`]: the 95% interval of a wake latency percentile ratio.
@@ -18,6 +20,7 @@
 pub mod bootstrap;
 pub mod compare;
 pub mod contenders;
+pub mod offload;
 pub mod report;
 pub mod scenarios;
 pub mod seed;

@@ -12,12 +12,13 @@
 //!
 //! ## Why the waiter cannot miss the signal
 //!
-//! The waiter registers under `waiter`'s mutex, then (as a worker, after its
-//! sleep registration and fence) looks at `done`. The setter stores `done`,
-//! then takes the same mutex to find the waiter and wake it. If the waiter
-//! registered first, the setter finds it; if the setter took the mutex first,
-//! its store of `done` happened before the waiter's lock, so the waiter sees
-//! it. A worker found by the setter is woken through
+//! The waiter registers under the `waiters` mutex (a worker as `worker`, a
+//! blocked thread by counting itself in `blocked`), then (as a worker, after
+//! its sleep registration and fence) looks at `done`. The setter stores
+//! `done`, then takes the same mutex to find the waiters and wake them (the
+//! condvar only if a thread counted itself). If the waiter registered first,
+//! the setter finds it; if the setter took the mutex first, its store of
+//! `done` happened before the waiter's lock, so the waiter sees it. A worker found by the setter is woken through
 //! `Sleep::wake_specific`, which is a no-op if the worker is not asleep (it is
 //! then running or searching and will look at `done` before it sleeps again:
 //! its sleep registration, done under the idle-list lock that
@@ -34,10 +35,22 @@ struct WorkerWaiter {
     index: usize,
 }
 
+/// Who waits on a latch, under its lock.
+#[derive(Default)]
+struct Waiters {
+    /// A worker waiting inside one of its tasks, to wake through its pool.
+    worker: Option<WorkerWaiter>,
+    /// Threads blocked on the condvar. `set` notifies only when there are
+    /// some: a notify is a syscall even with nobody waiting (std's futex
+    /// condvar), and most latches (every `TaskHandle`'s) are set with no
+    /// thread blocked on them.
+    blocked: usize,
+}
+
 /// A one-shot completion signal.
 pub(crate) struct Latch {
     done: AtomicBool,
-    waiter: Mutex<Option<WorkerWaiter>>,
+    waiters: Mutex<Waiters>,
     condvar: Condvar,
 }
 
@@ -45,7 +58,7 @@ impl Latch {
     pub(crate) fn new() -> Self {
         Latch {
             done: AtomicBool::new(false),
-            waiter: Mutex::new(None),
+            waiters: Mutex::new(Waiters::default()),
             condvar: Condvar::new(),
         }
     }
@@ -60,9 +73,14 @@ impl Latch {
     pub(crate) fn set(&self) {
         self.done.store(true, Ordering::Release);
         let waiter = {
-            let mut waiter = lock(&self.waiter);
-            self.condvar.notify_all();
-            waiter.take()
+            let mut waiters = lock(&self.waiters);
+            // A blocked thread counted itself under this lock before it
+            // looked at `done` and waited; one that has not yet counted
+            // itself will see `done` (stored before this lock) when it does.
+            if waiters.blocked > 0 {
+                self.condvar.notify_all();
+            }
+            waiters.worker.take()
         };
         if let Some(waiter) = waiter {
             waiter.registry.sleep.wake_specific(waiter.index);
@@ -72,24 +90,32 @@ impl Latch {
     /// Registers worker `index` of `registry` as the waiter, to be woken
     /// through its sleep protocol.
     pub(crate) fn register_worker(&self, registry: Arc<Registry>, index: usize) {
-        *lock(&self.waiter) = Some(WorkerWaiter { registry, index });
+        lock(&self.waiters).worker = Some(WorkerWaiter { registry, index });
     }
 
     /// Forgets the registered worker (it stopped waiting: timed out).
     pub(crate) fn unregister_worker(&self) {
-        *lock(&self.waiter) = None;
+        lock(&self.waiters).worker = None;
     }
 
     /// Blocks the calling (non-worker) thread until set, or until
     /// `deadline`. Returns whether it is set.
     pub(crate) fn wait_blocking(&self, deadline: Option<Instant>) -> bool {
-        let mut guard = lock(&self.waiter);
-        while !self.is_set() {
+        let mut guard = lock(&self.waiters);
+        guard.blocked += 1;
+        let set = loop {
+            if self.is_set() {
+                break true;
+            }
             match wait_until(&self.condvar, guard, deadline) {
                 Ok(next) => guard = next,
-                Err(_) => return false,
+                Err(timed_out) => {
+                    guard = timed_out;
+                    break false;
+                }
             }
-        }
-        true
+        };
+        guard.blocked -= 1;
+        set
     }
 }
