@@ -9,12 +9,15 @@
 //! - [`ThreadPoolBuilder`] configures and starts a [`ThreadPool`].
 //! - [`ThreadPool::spawn`] / [`Handle::spawn`] run a closure on the pool.
 //! - [`ThreadPool::spawn_with_handle`] returns a [`TaskHandle`] to the
-//!   task's result; [`ThreadPool::scope`] spawns tasks that borrow from the
+//!   task's result, to `join` or to `.await` from async code; [`ThreadPool::scope`] spawns tasks that borrow from the
 //!   caller's stack; [`ThreadPool::broadcast`] runs a closure on every
 //!   worker; [`current`] finds the pool a task runs in.
 //! - [`ThreadPool::join`] waits until the pool is idle; dropping the pool
 //!   drains it and joins its threads.
-//! - [`PanicPolicy`] decides what a panicking task does to its worker.
+//! - [`PanicPolicy`] decides what a panicking task does to its worker;
+//!   [`ThreadPoolBuilder::with_start_handler`] and
+//!   [`with_exit_handler`](ThreadPoolBuilder::with_exit_handler) run on
+//!   every worker thread, replacements included.
 //! - With the `metrics` feature, `ThreadPool::metrics` returns a live
 //!   snapshot of per-worker counters (`PoolMetrics`).
 //!

@@ -288,3 +288,30 @@ fn polling_after_completion_panics_clearly() {
     assert_eq!(futures_executor::block_on(&mut handle).unwrap(), 1);
     let _ = poll_once(&mut handle, &waker);
 }
+
+/// The hand-off on real threads, hammered: each round's first poll races
+/// the task's end. A lost wakeup leaves `block_on` parked forever, which the
+/// watchdog turns into a failure.
+#[test]
+fn a_poll_racing_the_task_never_loses_the_wakeup() {
+    const ROUNDS: u64 = 20_000;
+    for threads in [1, 2] {
+        let pool = Arc::new(pool(threads));
+        let (done_tx, done_rx) = mpsc::channel();
+        let hammer = {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || {
+                let mut sum = 0;
+                for i in 0..ROUNDS {
+                    sum += futures_executor::block_on(pool.spawn_with_handle(move || i)).unwrap();
+                }
+                done_tx.send(sum).unwrap();
+            })
+        };
+        let sum = done_rx
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|_| panic!("a wakeup was lost on {threads} threads"));
+        hammer.join().unwrap();
+        assert_eq!(sum, ROUNDS * (ROUNDS - 1) / 2);
+    }
+}

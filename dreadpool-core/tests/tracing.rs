@@ -155,3 +155,50 @@ fn steals_are_traced_with_victim_and_batch() {
         "{steals:?}"
     );
 }
+
+#[test]
+fn an_awaited_task_runs_inside_the_span_it_was_spawned_in() {
+    let captured = captured();
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_thread_name("awaited")
+        .build();
+    let value = tracing::info_span!("async_request", id = 7).in_scope(|| {
+        let handle = pool.spawn_with_handle(|| {
+            tracing::info!("offloaded work");
+            5
+        });
+        futures_executor::block_on(handle)
+    });
+    assert_eq!(value.unwrap(), 5);
+    let lines = lines_with(&captured, "offloaded work");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("async_request{id=7}"), "{}", lines[0]);
+}
+
+#[test]
+fn thread_handlers_run_inside_the_worker_span() {
+    let captured = captured();
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_thread_name("hooked")
+        .with_start_handler(|index| tracing::info!(index, "start handler ran"))
+        .with_exit_handler(|_| panic!("exit handler fails"))
+        .build();
+    drop(pool);
+    let starts = lines_with(&captured, "start handler ran");
+    assert_eq!(starts.len(), 1, "{starts:?}");
+    assert!(
+        starts[0].contains("dreadpool.worker{pool=\"hooked\" worker=0}"),
+        "{}",
+        starts[0]
+    );
+    let failures = lines_with(&captured, "thread handler panicked");
+    assert!(
+        failures.iter().any(|l| l.contains("ERROR")
+            && l.contains("pool=\"hooked\"")
+            && l.contains("the exit handler")
+            && l.contains("exit handler fails")),
+        "{failures:?}"
+    );
+}
