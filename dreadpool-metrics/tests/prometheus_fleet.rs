@@ -177,10 +177,10 @@ fn a_real_prometheus_aggregates_a_fleet_of_two() {
     // Wait until Prometheus has at least a window's worth of scrapes of
     // both processes, all of them up.
     let deadline = Instant::now() + PATIENCE;
-    let enough = format!("count_over_time(up{{job=\"fleet\"}}[1m]) >= 6");
+    let enough = "count_over_time(up{job=\"fleet\"}[1m]) >= 6";
     loop {
         let up = prometheus.query("up{job=\"fleet\"} == 1", None);
-        if up.len() == 2 && prometheus.query(&enough, None).len() == 2 {
+        if up.len() == 2 && prometheus.query(enough, None).len() == 2 {
             break;
         }
         assert!(

@@ -351,8 +351,8 @@ fn publish_worker(pool: &str, w: &WorkerSnapshot, steal_matrix: bool) {
 
 /// Records the tasks timed between `before` and `now` (two snapshots of one
 /// pool, `before` older; `None` for the pool's start) into the
-/// [`SCHEDULE_DELAY`](names::SCHEDULE_DELAY) and
-/// [`RUN_TIME`](names::RUN_TIME) histograms: each core bucket's new count at
+/// [`names::SCHEDULE_DELAY`] and
+/// [`names::RUN_TIME`] histograms: each core bucket's new count at
 /// its midpoint. Call it once per pair, or tasks are counted twice.
 pub fn publish_histograms(now: &Snapshot, before: Option<&Snapshot>) {
     let p = [("pool", now.name.clone())];

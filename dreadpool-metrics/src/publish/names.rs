@@ -9,7 +9,7 @@
 //! assert!(names::ALL.iter().all(|n| n.starts_with("dreadpool_")));
 //! ```
 
-/// Gauge: always 1; its `version` label is [`SCHEMA_VERSION`](super::SCHEMA_VERSION)
+/// Gauge: always 1; its `version` label is [`METRIC_SCHEMA_VERSION`](super::METRIC_SCHEMA_VERSION)
 /// (pool, version).
 pub const SCHEMA_INFO: &str = "dreadpool_schema_info";
 /// Counter: tasks finished (pool, worker).
