@@ -111,7 +111,7 @@
 //!   something else. `dreadpool_busy_nanoseconds_total` (a counter in
 //!   nanoseconds) is replaced by `dreadpool_busy_seconds` (base units; a
 //!   gauge because metrics-rs counters hold integers, see
-//!   [`names::BUSY`]): divide old queries by 1e9 no more. The steal matrix
+//!   [`names::BUSY`]); queries that divided by 1e9 must stop. The steal matrix
 //!   is published only up to 16 workers by default. New:
 //!   `dreadpool_schema_info`.
 //! - **1**: the first published names.
