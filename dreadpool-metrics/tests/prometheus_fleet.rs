@@ -16,6 +16,7 @@ use common::process::{Reaped, Scratch};
 use serde_json::Value;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -23,6 +24,9 @@ use std::time::{Duration, Instant};
 /// How long Prometheus may take to start, scrape and answer, on a loaded
 /// two-core machine. A correct run needs about ten seconds.
 const PATIENCE: Duration = Duration::from_secs(120);
+
+/// `deploy/prometheus/`'s rule files.
+const RULE_FILES: [&str; 2] = ["recording.rules.yml", "alerts.rules.yml"];
 
 /// Rate windows of the queries: five scrapes at one per second.
 const WINDOW: &str = "5s";
@@ -41,11 +45,19 @@ impl Prometheus {
     fn start(dir: &Scratch, targets: &[SocketAddr]) -> Prometheus {
         let config = dir.0.join("prometheus.yml");
         let targets: Vec<String> = targets.iter().map(|a| format!("\"{a}\"")).collect();
+        // The rules users deploy, loaded by the real server too.
+        let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/prometheus");
+        let rule_files: Vec<String> = RULE_FILES
+            .iter()
+            .map(|f| format!("\"{}\"", rules.join(f).display()))
+            .collect();
         std::fs::write(
             &config,
             format!(
                 "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
+                 rule_files: [{}]\n\
                  scrape_configs:\n  - job_name: fleet\n    static_configs:\n      - targets: [{}]\n",
+                rule_files.join(", "),
                 targets.join(", ")
             ),
         )
@@ -189,6 +201,25 @@ fn a_real_prometheus_aggregates_a_fleet_of_two() {
         );
         // Not an ordering: Prometheus scrapes once a second on its own.
         thread::sleep(Duration::from_millis(250));
+    }
+
+    // The deployed rules loaded, and evaluated without error on real
+    // series (after six scrapes at one a second, each has run).
+    let (status, body) = get(prometheus.addr, "/api/v1/rules").expect("list the rules");
+    assert_eq!(status, 200, "{body}");
+    let rules: Value = serde_json::from_str(&body).expect("JSON");
+    let groups = rules["data"]["groups"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(groups.len(), 2, "{body}");
+    let all: Vec<&Value> = groups
+        .iter()
+        .flat_map(|g| g["rules"].as_array().into_iter().flatten())
+        .collect();
+    assert_eq!(all.len(), 13, "{body}");
+    for rule in all {
+        assert_eq!(rule["health"], "ok", "{rule}");
     }
 
     // Every query at one instant, so that they see the same samples.
