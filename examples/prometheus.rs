@@ -1,19 +1,20 @@
-//! A pool's counters and gauges served to Prometheus, through the `metrics`
-//! facade (metrics-rs) and `metrics-exporter-prometheus`.
+//! A pool's counters, gauges and latency histograms served to Prometheus,
+//! through the `metrics` facade (metrics-rs) and `metrics-exporter-prometheus`.
 //!
 //! ```text
-//! cargo run --example prometheus --features metrics [-- ADDR [SECONDS]]
+//! cargo run --example prometheus --features metrics-rs [-- ADDR [SECONDS]]
 //! curl -s http://127.0.0.1:9187/metrics | grep '^dreadpool_'
 //! ```
 //!
 //! `ADDR` is a loopback `IP:PORT` (default `127.0.0.1:9187`; port 0 picks a
 //! free one); the program prints `serving http://ADDR/metrics` once the
 //! endpoint is up, then runs a steady load until killed, or for `SECONDS`.
-//! The metric names are documented in `dreadpool::metrics::publish`.
+//! The metric names are documented in `dreadpool::metrics::publish`; two
+//! copies on two ports make the fleet of `deploy/prometheus/`'s rules.
 
-use dreadpool::metrics::Publisher;
+use dreadpool::metrics::publish::{names, Buckets, Publisher};
 use dreadpool::ThreadPoolBuilder;
-use metrics_exporter_prometheus::PrometheusBuilder;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 use std::error::Error;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
@@ -40,9 +41,15 @@ fn main() -> Result<(), Box<dyn Error>> {
         addr
     };
 
-    PrometheusBuilder::new()
-        .with_http_listener(addr)
-        .install()?;
+    // Bounds on the core's bucket edges, so that the histograms are exact
+    // (see `Buckets`). Without them this exporter would serve summaries,
+    // which a fleet cannot aggregate.
+    let bounds = Buckets::default().bounds();
+    let mut builder = PrometheusBuilder::new().with_http_listener(addr);
+    for name in names::HISTOGRAMS {
+        builder = builder.set_buckets_for_metric(Matcher::Full(name.to_string()), &bounds)?;
+    }
+    builder.install()?;
 
     let pool = ThreadPoolBuilder::new()
         .with_threads(4)

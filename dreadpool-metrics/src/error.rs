@@ -113,3 +113,26 @@ pub enum ClientError {
     #[error("the exporter replied with an error: {0}")]
     Server(String),
 }
+
+/// [`Buckets::new`](crate::publish::Buckets::new) was given a layout that
+/// does not line up with the core's histogram buckets.
+#[cfg(feature = "metrics-rs")]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BucketsError {
+    /// The core splits each power of two into 8 buckets, so only 1, 2, 4
+    /// or 8 bounds per power of two fall on its bucket edges.
+    #[error("{0} buckets per power of two: use 1, 2, 4 or 8 (the core's buckets split each power of two in 8)")]
+    PerOctave(u32),
+    /// The range is empty, starts below 8 ns (where the core's buckets are
+    /// 1 ns wide, not log-scaled) or ends above the core's maximum.
+    #[error("bucket range {lowest:?}..{highest:?} must be non-empty and within 8ns..{max:?}")]
+    Range {
+        /// The lowest bound asked for.
+        lowest: std::time::Duration,
+        /// The highest bound asked for.
+        highest: std::time::Duration,
+        /// [`LatencyHistogram::MAX`](dreadpool_core::LatencyHistogram::MAX).
+        max: std::time::Duration,
+    },
+}

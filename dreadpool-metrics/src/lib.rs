@@ -17,8 +17,9 @@
 //!   the spirit of Go's schedtrace, or as JSON.
 //! - [`Exporter`] and [`Client`]: newline-delimited JSON over a Unix socket
 //!   or loopback TCP, for `dreadpool-top --attach` and anything else.
-//! - With the `metrics-rs` feature, `publish` (and its `Publisher`): the counters and gauges
-//!   through the `metrics` facade, for Prometheus, StatsD and the rest.
+//! - With the `metrics-rs` feature, `publish` (and its `Publisher`): the counters, gauges
+//!   and latency histograms through the `metrics` facade, for Prometheus, StatsD and the
+//!   rest; its own metric schema (names, units, cardinality, changelog) is documented there.
 //!
 //! Most users reach this crate as `dreadpool::metrics` (the facade's
 //! `metrics` feature).
@@ -112,6 +113,8 @@ mod snapshot;
 
 pub use client::{Client, Frame, Hello, CONNECT_TIMEOUT};
 pub use endpoint::Endpoint;
+#[cfg(feature = "metrics-rs")]
+pub use error::BucketsError;
 pub use error::{AddrError, ClientError, ExportError};
 pub use exporter::{
     Exporter, ExporterBuilder, ExporterStats, DEFAULT_CLIENT_BUFFER, DEFAULT_INTERVAL,

@@ -10,9 +10,13 @@ use std::time::Duration;
 /// Everything a [`Monitor`](crate::Monitor) has observed: the latest
 /// interval, the pool's whole life so far, and the distributions it sampled.
 ///
-/// `Display` prints the schedtrace line of the latest interval, then a
+/// `Display` prints the schedtrace line of the pool's life so far, then a
 /// compact per-worker table and the latency and queue-depth lines, for a
-/// terminal or a log. Serialise it with serde for a program.
+/// terminal or a log. Its rates, busy shares and first latency figures are
+/// over the whole run (since the pool started), so a report printed at the
+/// end of a run describes the run, not the last sliver of it; the latest
+/// interval's latency follows, labelled with its length. Serialise it with
+/// serde for a program: `latest` and `lifetime` are both there.
 ///
 /// ```
 /// use dreadpool::ThreadPoolBuilder;
@@ -104,15 +108,17 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let life = &self.lifetime;
         let latest = &self.latest;
-        writeln!(f, "{latest}")?;
+        // Rates over the whole run: the latest interval may be a few
+        // milliseconds (a final sample just after the previous one), and a
+        // worker that ran thousands of tasks would show 0 tasks/s.
+        writeln!(f, "{life}")?;
         writeln!(
             f,
-            "pool {}: {} threads, up {}, {} samples, last interval {}",
+            "pool {}: {} threads, up {}, {} samples; rates and busy over the whole run",
             life.name,
             life.threads,
             short_duration(life.uptime),
             self.samples,
-            short_duration(latest.elapsed)
         )?;
         writeln!(
             f,
@@ -131,8 +137,7 @@ impl fmt::Display for Report {
             "panic",
             "busy"
         )?;
-        for (i, w) in life.workers.iter().enumerate() {
-            let now = latest.workers.get(i);
+        for w in &life.workers {
             writeln!(
                 f,
                 "{:>6} {:<10} {:>6} {:>10} {:>9.0} {:>13} {:>8} {:>7} {:>7} {:>6} {:>5} {:>5} {:>6}",
@@ -140,7 +145,7 @@ impl fmt::Display for Report {
                 w.state.as_str(),
                 w.local_queue_depth,
                 w.tasks_run,
-                now.map_or(0.0, |n| n.tasks_per_sec),
+                w.tasks_per_sec,
                 format!("{}/{}", w.steals_succeeded, w.steals_attempted),
                 w.tasks_stolen,
                 w.sleeps,
@@ -148,7 +153,7 @@ impl fmt::Display for Report {
                 w.noop_wakeups,
                 w.respawns,
                 w.panics,
-                percent(now.map_or(0.0, |n| n.busy_ratio)),
+                percent(w.busy_ratio),
             )?;
         }
         writeln!(
@@ -158,7 +163,7 @@ impl fmt::Display for Report {
             format!("{}run/{}idle", life.states.running, life.states.sleeping),
             life.global_queue_depth,
             life.tasks_run,
-            latest.tasks_per_sec,
+            life.tasks_per_sec,
             format!("{}/{}", life.steals_succeeded, life.steals_attempted),
             life.tasks_stolen,
             life.sleeps,
@@ -166,19 +171,20 @@ impl fmt::Display for Report {
             life.noop_wakeups,
             life.respawns,
             life.panics,
-            percent(latest.busy_ratio),
+            percent(life.busy_ratio),
+        )?;
+        let last = format!("last interval ({})", short_duration(latest.elapsed));
+        writeln!(
+            f,
+            "schedule delay: whole run {}; {last} {}",
+            quantiles_line(&life.schedule_delay),
+            quantiles_line(&latest.schedule_delay)
         )?;
         writeln!(
             f,
-            "schedule delay: interval {}; since start {}",
-            quantiles_line(&latest.schedule_delay),
-            quantiles_line(&life.schedule_delay)
-        )?;
-        writeln!(
-            f,
-            "run time:       interval {}; since start {}",
-            quantiles_line(&latest.run_time),
-            quantiles_line(&life.run_time)
+            "run time:       whole run {}; {last} {}",
+            quantiles_line(&life.run_time),
+            quantiles_line(&latest.run_time)
         )?;
         write!(
             f,

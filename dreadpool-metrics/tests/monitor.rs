@@ -424,3 +424,44 @@ fn snapshots_survive_json_and_give_the_same_intervals() {
     let b = Monitor::detached().observe(remote);
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_report_at_the_end_of_a_run_gives_rates_over_the_run() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_latency_sampling(1)
+        .build();
+    let mut monitor = Monitor::new(&pool);
+    for _ in 0..1000 {
+        pool.spawn(|| ());
+    }
+    pool.join();
+    monitor.sample();
+    // A final sample right after the last: its interval is a sliver in
+    // which (next to) nothing ran, as at the end of `--headless`.
+    monitor.sample();
+    let report = monitor.report();
+    let text = report.to_string();
+    let rate = |row: &str| -> f64 {
+        row.split_whitespace()
+            .nth(4)
+            .and_then(|r| r.parse().ok())
+            .unwrap_or_else(|| panic!("no tasks/s in {row:?}"))
+    };
+    let all = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("all "))
+        .expect("an all row");
+    let want = report.lifetime.tasks_per_sec;
+    assert!(want > 0.0);
+    assert!((rate(all) - want).abs() <= 0.5, "{all} vs {want}\n{text}");
+    for row in text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(char::is_numeric))
+    {
+        let tasks: u64 = row.split_whitespace().nth(3).unwrap().parse().unwrap();
+        assert_eq!(tasks > 0, rate(row) > 0.0, "{row}\n{text}");
+    }
+    assert!(text.contains("last interval ("), "{text}");
+    assert!(text.contains("whole run p50="), "{text}");
+}

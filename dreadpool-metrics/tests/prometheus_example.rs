@@ -1,135 +1,26 @@
 //! `examples/prometheus.rs` (at the workspace root), built with the facade's
-//! `metrics` feature, run as a real process and scraped over loopback: its
-//! text carries every documented metric name, with the `pool` and `worker`
-//! labels.
+//! `metrics-rs` feature, run as a real process and scraped over loopback:
+//! its text carries every documented metric name, with the `pool` and
+//! `worker` labels, and the latency metrics as histograms.
 #![cfg(feature = "metrics-rs")]
 
 mod common;
 
+use common::process::{build_example, get, start_example};
 use common::HANG;
-use dreadpool::metrics::publish::names;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use dreadpool::metrics::publish::{names, Buckets};
 use std::thread;
 use std::time::{Duration, Instant};
-
-/// Building the example may compile tokio and hyper on a small machine.
-const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-
-/// Kills and reaps the child when the test ends, however it ends.
-struct Reaped(Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Builds the example with cargo and returns its executable's path.
-fn build_example() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the crate sits in the workspace");
-    let mut cargo = Command::new(env!("CARGO"));
-    cargo
-        .current_dir(root)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "dreadpool",
-            "--example",
-            "prometheus",
-            "--features",
-            "metrics",
-            "--message-format=json-render-diagnostics",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    let mut child = Reaped(cargo.spawn().expect("cargo runs"));
-    let stdout = child.0.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut executable = None;
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
-                continue;
-            };
-            if message["reason"] == "compiler-artifact" && message["target"]["name"] == "prometheus"
-            {
-                if let Some(path) = message["executable"].as_str() {
-                    executable = Some(PathBuf::from(path));
-                }
-            }
-        }
-        let _ = tx.send(executable);
-    });
-    let executable = rx
-        .recv_timeout(BUILD_TIMEOUT)
-        .expect("cargo build of the example timed out")
-        .expect("cargo built no prometheus example");
-    let status = child.0.wait().expect("cargo exits");
-    assert!(status.success(), "cargo build failed: {status}");
-    executable
-}
-
-/// One plain HTTP/1.1 GET; the whole response as text.
-fn get(addr: SocketAddr, path: &str) -> std::io::Result<String> {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))?;
-    stream.set_read_timeout(Some(HANG))?;
-    stream.set_write_timeout(Some(HANG))?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response)?;
-    Ok(response)
-}
 
 #[test]
 fn the_prometheus_example_serves_the_documented_names() {
     let executable = build_example();
-    let mut child = Reaped(
-        Command::new(&executable)
-            // Port 0: the example picks a free port and prints it. It stops
-            // by itself after ten minutes should this test die unreaped.
-            .args(["127.0.0.1:0", "600"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the example starts"),
-    );
-    let stdout = child.0.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let line = rx
-        .recv_timeout(HANG)
-        .expect("the example prints its address");
-    let addr: SocketAddr = line
-        .strip_prefix("serving http://")
-        .and_then(|rest| rest.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .expect("an address");
-    assert!(addr.ip().is_loopback());
+    let (mut child, addr) = start_example(&executable);
 
     // The publisher publishes before the example prints, and the listener
     // is bound before that: the first scrape has everything.
-    let response = get(addr, "/metrics").expect("scrape");
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let (status, response) = get(addr, "/metrics").expect("scrape");
+    assert_eq!(status, 200, "{response}");
     for name in names::ALL {
         assert!(
             response.lines().any(|l| l.starts_with(name)),
@@ -141,6 +32,24 @@ fn the_prometheus_example_serves_the_documented_names() {
         "{response}"
     );
     assert!(response.contains("dreadpool_threads{pool=\"prometheus-demo\"} 4"));
+    assert!(response.contains("dreadpool_schema_info{pool=\"prometheus-demo\",version=\"2\"} 1"));
+
+    // Histograms, not summaries: every bound of `Buckets` (plus +Inf) for
+    // each, and no quantile series (schema 1's gauges, or the summaries
+    // the exporter falls back to without buckets).
+    let bounds = Buckets::default().series() - 2;
+    for name in names::HISTOGRAMS {
+        let buckets = response
+            .lines()
+            .filter(|l| l.starts_with(&format!("{name}_bucket{{")))
+            .count();
+        assert_eq!(buckets, bounds, "{name}_bucket series");
+        assert!(response.contains(&format!("# TYPE {name} histogram")));
+        for suffix in ["_sum", "_count"] {
+            assert!(response.contains(&format!("{name}{suffix}{{pool=\"prometheus-demo\"}}")));
+        }
+    }
+    assert!(!response.contains("quantile="), "{response}");
 
     // The numbers move: a later scrape has run more tasks.
     let tasks = |text: &str| -> u64 {
@@ -152,7 +61,7 @@ fn the_prometheus_example_serves_the_documented_names() {
     let first = tasks(&response);
     let deadline = Instant::now() + HANG;
     loop {
-        let later = get(addr, "/metrics").expect("scrape");
+        let (_, later) = get(addr, "/metrics").expect("scrape");
         if tasks(&later) > first {
             break;
         }
