@@ -61,7 +61,9 @@ pub enum ExportError {
     },
     /// The Unix socket path is a socket nobody listens on, but another
     /// user's: theirs to remove, not ours.
-    #[error("{path:?} is a stale socket of uid {owner}, not of this process's user; not replacing it")]
+    #[error(
+        "{path:?} is a stale socket of uid {owner}, not of this process's user; not replacing it"
+    )]
     NotOurs {
         /// The path.
         path: PathBuf,

@@ -610,7 +610,11 @@ fn owner_only_under_this_umask(dir: &Path, umask: u32) {
     // and the test can fail)...
     let control = dir.join("control.sock");
     let plain = UnixListener::bind(&control).unwrap();
-    assert_eq!(mode(&control), 0o777 & !umask, "a plain bind takes the umask");
+    assert_eq!(
+        mode(&control),
+        0o777 & !umask,
+        "a plain bind takes the umask"
+    );
     drop(plain);
     fs::remove_file(&control).unwrap();
 
@@ -627,7 +631,11 @@ fn owner_only_under_this_umask(dir: &Path, umask: u32) {
     // And it serves, by its real name.
     let client = Client::connect(path.to_str().unwrap()).unwrap();
     assert_eq!(client.hello().pools, vec!["umask"]);
-    fs::write(dir.join("seen"), format!("{:o}", meta.permissions().mode() & 0o777)).unwrap();
+    fs::write(
+        dir.join("seen"),
+        format!("{:o}", meta.permissions().mode() & 0o777),
+    )
+    .unwrap();
     drop(client);
     drop(exporter);
     assert!(!path.exists());
