@@ -44,17 +44,42 @@ pub enum ExportError {
     /// The builder was given no pool.
     #[error("no pool to export: add one with ExporterBuilder::pool or ::handle")]
     NoPools,
-    /// Another process is serving on this Unix socket path.
-    #[error("{path:?} is in use: another exporter is listening there")]
+    /// Something answers on this Unix socket path (another exporter, or
+    /// some other server): it is not taken over.
+    #[error("{path:?} is in use: something is listening there; not replacing it")]
     InUse {
         /// The socket path.
         path: PathBuf,
     },
     /// The Unix socket path exists and is not a socket: it is left alone.
-    #[error("{path:?} exists and is not a socket; not replacing it")]
+    #[error("{path:?} exists and is a {kind}, not a socket; not replacing it")]
     NotASocket {
         /// The path.
         path: PathBuf,
+        /// What is there.
+        kind: FileKind,
+    },
+    /// The Unix socket path is a socket nobody listens on, but another
+    /// user's: theirs to remove, not ours.
+    #[error(
+        "{path:?} is a stale socket of uid {owner}, not of this process's user; not replacing it"
+    )]
+    NotOurs {
+        /// The path.
+        path: PathBuf,
+        /// The socket file's owner.
+        owner: u32,
+    },
+    /// The Unix socket path is a socket, and connecting to it failed in a
+    /// way that does not tell whether it is stale (for example, permission
+    /// denied): it is left alone.
+    #[error("cannot tell whether {path:?} is a stale socket ({source}); not replacing it")]
+    Unverified {
+        /// The path.
+        path: PathBuf,
+        /// Why connecting failed.
+        #[source]
+        source: io::Error,
     },
     /// Binding the socket failed.
     #[error("cannot listen on {addr}: {source}")]
@@ -68,6 +93,45 @@ pub enum ExportError {
     /// A background thread could not be started.
     #[error("cannot start the exporter's thread: {0}")]
     Thread(#[source] io::Error),
+}
+
+/// What an [`ExportError::NotASocket`] found at the socket's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FileKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link (not followed, whatever it points to).
+    Symlink,
+    /// A fifo, a device or anything else.
+    Other,
+}
+
+impl FileKind {
+    pub(crate) fn of(file_type: std::fs::FileType) -> FileKind {
+        if file_type.is_symlink() {
+            FileKind::Symlink
+        } else if file_type.is_dir() {
+            FileKind::Directory
+        } else if file_type.is_file() {
+            FileKind::File
+        } else {
+            FileKind::Other
+        }
+    }
+}
+
+impl std::fmt::Display for FileKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FileKind::File => "regular file",
+            FileKind::Directory => "directory",
+            FileKind::Symlink => "symbolic link",
+            FileKind::Other => "special file",
+        })
+    }
 }
 
 /// A [`Client`](crate::Client) lost or could not make its connection, or

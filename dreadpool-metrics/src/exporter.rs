@@ -7,6 +7,11 @@
 //! (answers requests). So the pools are only ever read, never waited on, and
 //! a slow client loses frames (then, past the write timeout, its connection)
 //! without slowing anyone else.
+//!
+//! The Unix socket file, owner-only and never put in place of anything but
+//! a stale socket of ours, is [`unix_socket`]'s business.
+
+mod unix_socket;
 
 use crate::endpoint::{Conn, Endpoint};
 use crate::error::ExportError;
@@ -16,9 +21,9 @@ use dreadpool_core::{Handle, ThreadPool};
 use std::fmt;
 use std::io::{self, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -130,12 +135,53 @@ impl ExporterBuilder {
     /// loopback address (see [`Endpoint::parse`]; port 0 picks a free port,
     /// [`Exporter::endpoint`] tells which).
     ///
+    /// # Who can connect
+    ///
+    /// A recording says more about a process than its counters, so choose
+    /// the address with its readers in mind:
+    ///
+    /// - A Unix socket is created owner-only (mode 0600) whatever the
+    ///   process's umask, and is never reachable with a wider mode, even
+    ///   for a moment: only this user (and root) can connect. An existing
+    ///   path is replaced only if it is a stale socket of ours: a socket
+    ///   file of this user's on which nobody listens (its process died
+    ///   without removing it). Anything else there is left untouched and
+    ///   the bind fails.
+    /// - Loopback TCP (`127.0.0.1:PORT`) is open to **every local user of
+    ///   the machine**: TCP has no owner or mode. Prefer a socket path for
+    ///   anything sensitive.
+    ///
     /// # Errors
     ///
-    /// [`ExportError::NotLoopback`] for a TCP address off this machine,
-    /// [`ExportError::InUse`] when another exporter serves on the path,
-    /// [`ExportError::NotASocket`] when the path is some other file,
+    /// [`ExportError::NotLoopback`] for a TCP address off this machine;
+    /// for a socket path, [`ExportError::InUse`] when something listens
+    /// there, [`ExportError::NotASocket`] when it is some other file,
+    /// [`ExportError::NotOurs`] for another user's stale socket,
+    /// [`ExportError::Unverified`] when it cannot be told stale; and
     /// [`ExportError::NoPools`], and binding or thread errors.
+    ///
+    /// ```
+    /// use dreadpool::ThreadPoolBuilder;
+    /// use dreadpool::metrics::{ExportError, Exporter, FileKind};
+    /// use std::os::unix::fs::PermissionsExt;
+    ///
+    /// let pool = ThreadPoolBuilder::new().with_threads(1).build();
+    /// let dir = std::env::temp_dir().join(format!("dreadpool-doc3-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("app.sock");
+    /// let exporter = Exporter::builder().pool(&pool).bind(path.to_str().unwrap())?;
+    /// let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    /// assert_eq!(mode & 0o777, 0o600);
+    /// drop(exporter);
+    ///
+    /// // A file that is not a socket is never replaced.
+    /// std::fs::write(&path, "notes").unwrap();
+    /// let refused = Exporter::builder().pool(&pool).bind(path.to_str().unwrap());
+    /// assert!(matches!(refused, Err(ExportError::NotASocket { kind: FileKind::File, .. })));
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), "notes");
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), ExportError>(())
+    /// ```
     pub fn bind(self, addr: &str) -> Result<Exporter, ExportError> {
         self.bind_endpoint(Endpoint::parse(addr)?)
     }
@@ -145,8 +191,8 @@ impl ExporterBuilder {
         if self.pools.is_empty() {
             return Err(ExportError::NoPools);
         }
-        let (listener, endpoint) = Listener::bind(endpoint)?;
-        Exporter::start(self, listener, endpoint)
+        let (listener, endpoint, socket_file) = Listener::bind(endpoint)?;
+        Exporter::start(self, listener, endpoint, socket_file)
     }
 }
 
@@ -172,6 +218,10 @@ pub struct ExporterStats {
 
 /// Serves snapshots of one or several pools to clients on a local socket,
 /// as newline-delimited JSON (the schema is in the crate docs).
+///
+/// A Unix socket is owner-only (0600); loopback TCP is open to every local
+/// user of the machine (see [`ExporterBuilder::bind`]): prefer a socket
+/// path for anything sensitive.
 ///
 /// Add two lines to a host application and watch it live with
 /// `dreadpool-top --attach PATH`:
@@ -231,13 +281,8 @@ impl Exporter {
         config: ExporterBuilder,
         listener: Listener,
         endpoint: Endpoint,
+        socket_file: SocketFile,
     ) -> Result<Exporter, ExportError> {
-        let socket_file = match &endpoint {
-            Endpoint::Unix(path) => std::fs::metadata(path)
-                .ok()
-                .map(|m| (path.clone(), m.ino())),
-            Endpoint::Tcp(_) => None,
-        };
         let shared = Arc::new(Shared {
             hello: hello_line(&config),
             pools: config.pools,
@@ -695,16 +740,17 @@ impl std::os::fd::AsFd for Listener {
     }
 }
 
+/// A bound socket file and its inode, to remove it on drop only if it is
+/// still ours.
+type SocketFile = Option<(PathBuf, u64)>;
+
 impl Listener {
-    fn bind(endpoint: Endpoint) -> Result<(Listener, Endpoint), ExportError> {
+    fn bind(endpoint: Endpoint) -> Result<(Listener, Endpoint, SocketFile), ExportError> {
         match endpoint {
             Endpoint::Unix(path) => {
-                clear_stale_socket(&path)?;
-                let listener = UnixListener::bind(&path).map_err(|source| ExportError::Bind {
-                    addr: path.display().to_string(),
-                    source,
-                })?;
-                Ok((Listener::Unix(listener), Endpoint::Unix(path)))
+                let (listener, ino) = unix_socket::bind(&path)?;
+                let file = Some((path.clone(), ino));
+                Ok((Listener::Unix(listener), Endpoint::Unix(path), file))
             }
             Endpoint::Tcp(addr) => {
                 if !addr.ip().is_loopback() {
@@ -716,7 +762,7 @@ impl Listener {
                 };
                 let listener = TcpListener::bind(addr).map_err(bind_error)?;
                 let bound: SocketAddr = listener.local_addr().map_err(bind_error)?;
-                Ok((Listener::Tcp(listener), Endpoint::Tcp(bound)))
+                Ok((Listener::Tcp(listener), Endpoint::Tcp(bound), None))
             }
         }
     }
@@ -728,28 +774,6 @@ impl Listener {
                 let _ = s.set_nodelay(true);
                 Conn::Tcp(s)
             }),
-        }
-    }
-}
-
-/// Removes a socket file left by an exporter that died without cleaning up;
-/// refuses to touch a live socket or anything that is not a socket.
-fn clear_stale_socket(path: &Path) -> Result<(), ExportError> {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    if !meta.file_type().is_socket() {
-        return Err(ExportError::NotASocket {
-            path: path.to_path_buf(),
-        });
-    }
-    match UnixStream::connect(path) {
-        Ok(_) => Err(ExportError::InUse {
-            path: path.to_path_buf(),
-        }),
-        Err(_) => {
-            let _ = std::fs::remove_file(path);
-            Ok(())
         }
     }
 }

@@ -51,7 +51,10 @@
 //! # Wire protocol
 //!
 //! An [`Exporter`] listens on a Unix domain socket path or on TCP at a
-//! loopback address (it refuses any other). Each connection is a stream of
+//! loopback address (it refuses any other). The socket is owner-only
+//! (0600, whatever the umask); loopback TCP is open to every local user of
+//! the machine, so prefer a socket path for anything sensitive (see
+//! [`ExporterBuilder::bind`]). Each connection is a stream of
 //! UTF-8 JSON objects, one per line (`\n`-terminated), schema version
 //! [`SCHEMA_VERSION`] (currently 1), carried as `"v"` in every message.
 //!
@@ -115,7 +118,7 @@ pub use client::{Client, Frame, Hello, CONNECT_TIMEOUT};
 pub use endpoint::Endpoint;
 #[cfg(feature = "metrics-rs")]
 pub use error::BucketsError;
-pub use error::{AddrError, ClientError, ExportError};
+pub use error::{AddrError, ClientError, ExportError, FileKind};
 pub use exporter::{
     Exporter, ExporterBuilder, ExporterStats, DEFAULT_CLIENT_BUFFER, DEFAULT_INTERVAL,
     DEFAULT_MAX_CLIENTS, DEFAULT_WRITE_TIMEOUT,

@@ -7,11 +7,17 @@ mod common;
 
 use common::{socket_path, wait_until, HANG};
 use dreadpool::metrics::{
-    Client, ClientError, Endpoint, ExportError, Exporter, Monitor, WorkerState, SCHEMA_VERSION,
+    Client, ClientError, Endpoint, ExportError, Exporter, FileKind, Monitor, WorkerState,
+    SCHEMA_VERSION,
 };
 use dreadpool::{ThreadPool, ThreadPoolBuilder};
+use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
@@ -513,4 +519,221 @@ fn addresses_parse_as_documented() {
     let e = Endpoint::parse("/run/app.sock").unwrap();
     assert_eq!(Endpoint::parse(&e.to_string()).unwrap(), e);
     assert!(Endpoint::parse("unix:").is_err());
+}
+
+/// A fresh directory of its own in the temp dir, removed with its contents
+/// on drop: for tests that look at everything next to the socket.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("dpm-{}-{tag}-{n}", std::process::id()));
+        fs::create_dir(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// The names in the directory, sorted.
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn mode(path: &Path) -> u32 {
+    fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// In a child run of this binary: the scratch directory and the umask that
+/// the parent's shell set, as octal.
+const UMASK_CHILD_DIR: &str = "DPM_UMASK_CHILD_DIR";
+const UMASK_CHILD_UMASK: &str = "DPM_UMASK_CHILD_UMASK";
+
+#[test]
+fn the_socket_is_owner_only_whatever_the_umask() {
+    if let (Some(dir), Some(umask)) = (
+        std::env::var_os(UMASK_CHILD_DIR),
+        std::env::var(UMASK_CHILD_UMASK).ok(),
+    ) {
+        let umask = u32::from_str_radix(&umask, 8).unwrap();
+        return owner_only_under_this_umask(Path::new(&dir), umask);
+    }
+    // The umask is per process: each value gets a process of its own (this
+    // test binary again, running only this test), so that no other test
+    // runs under it.
+    let exe = std::env::current_exe().unwrap();
+    for umask in ["000", "002", "022", "777"] {
+        let scratch = Scratch::new(&format!("umask{umask}"));
+        let out = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!(
+                "umask {umask} && exec \"$0\" --exact the_socket_is_owner_only_whatever_the_umask --nocapture --test-threads 1"
+            ))
+            .arg(&exe)
+            .env(UMASK_CHILD_DIR, &scratch.0)
+            .env(UMASK_CHILD_UMASK, umask)
+            .output()
+            .unwrap();
+        let output = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "umask {umask}:\n{output}");
+        // The child ran the checks (not zero tests) and saw 0600.
+        assert_eq!(
+            fs::read_to_string(scratch.join("seen")).ok().as_deref(),
+            Some("600"),
+            "umask {umask}:\n{output}"
+        );
+    }
+}
+
+/// The child half of the test above.
+fn owner_only_under_this_umask(dir: &Path, umask: u32) {
+    // The control: a plain bind takes the umask (so the umask is in force
+    // and the test can fail)...
+    let control = dir.join("control.sock");
+    let plain = UnixListener::bind(&control).unwrap();
+    assert_eq!(
+        mode(&control),
+        0o777 & !umask,
+        "a plain bind takes the umask"
+    );
+    drop(plain);
+    fs::remove_file(&control).unwrap();
+
+    // ...the exporter does not.
+    let pool = named_pool("umask", 1);
+    let path = dir.join("app.sock");
+    let exporter = Exporter::bind(&pool, path.to_str().unwrap()).unwrap();
+    let meta = fs::symlink_metadata(&path).unwrap();
+    assert!(meta.file_type().is_socket());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert_eq!(meta.nlink(), 1, "the temporary name is gone");
+    // Nothing but the socket is left next to it (no private directory).
+    assert_eq!(fs::read_dir(dir).unwrap().count(), 1);
+    // And it serves, by its real name.
+    let client = Client::connect(path.to_str().unwrap()).unwrap();
+    assert_eq!(client.hello().pools, vec!["umask"]);
+    fs::write(
+        dir.join("seen"),
+        format!("{:o}", meta.permissions().mode() & 0o777),
+    )
+    .unwrap();
+    drop(client);
+    drop(exporter);
+    assert!(!path.exists());
+}
+
+#[test]
+fn only_a_stale_socket_of_ours_is_replaced() {
+    let pool = named_pool("guard", 1);
+    let scratch = Scratch::new("guard");
+    let path = scratch.join("app.sock");
+    let p = path.to_str().unwrap();
+    let not_a_socket = |want: FileKind| match Exporter::bind(&pool, p) {
+        Err(e @ ExportError::NotASocket { .. }) => {
+            let ExportError::NotASocket { path: at, kind } = &e else {
+                unreachable!()
+            };
+            assert_eq!((at, *kind), (&path, want));
+            assert!(e.to_string().contains("not replacing"), "{e}");
+        }
+        other => panic!("{want:?}: {other:?}"),
+    };
+
+    // A regular file: an error, and the file intact.
+    fs::write(&path, b"precious").unwrap();
+    not_a_socket(FileKind::File);
+    assert_eq!(fs::read(&path).unwrap(), b"precious");
+    fs::remove_file(&path).unwrap();
+
+    // A directory, with what is in it.
+    fs::create_dir(&path).unwrap();
+    fs::write(path.join("inside"), b"kept").unwrap();
+    not_a_socket(FileKind::Directory);
+    assert_eq!(fs::read(path.join("inside")).unwrap(), b"kept");
+    fs::remove_dir_all(&path).unwrap();
+
+    // A symlink, even to a stale socket: not followed, not replaced.
+    let elsewhere = scratch.join("elsewhere.sock");
+    drop(UnixListener::bind(&elsewhere).unwrap());
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    not_a_socket(FileKind::Symlink);
+    assert!(fs::symlink_metadata(&path).unwrap().is_symlink());
+    assert!(fs::symlink_metadata(&elsewhere)
+        .unwrap()
+        .file_type()
+        .is_socket());
+    fs::remove_file(&path).unwrap();
+    fs::remove_file(&elsewhere).unwrap();
+
+    // A stale socket of ours (its listener dropped without removing the
+    // file, as when a process dies): replaced by an owner-only one.
+    drop(UnixListener::bind(&path).unwrap());
+    let stale = fs::symlink_metadata(&path).unwrap();
+    assert!(stale.file_type().is_socket());
+    let exporter = Exporter::builder()
+        .pool(&pool)
+        .interval(TICK)
+        .bind(p)
+        .unwrap();
+    let live = fs::symlink_metadata(&path).unwrap();
+    assert_ne!(live.ino(), stale.ino(), "the stale socket was replaced");
+    assert_eq!(mode(&path), 0o600);
+
+    // A live exporter: a second one is refused, and the first goes on
+    // serving on the same file, old clients and new.
+    let mut before = Client::connect(p).unwrap();
+    match Exporter::bind(&pool, p) {
+        Err(e @ ExportError::InUse { .. }) => assert!(e.to_string().contains("in use"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fs::symlink_metadata(&path).unwrap().ino(), live.ino());
+    read_frames(&mut before, 3, &[("guard", 1)]);
+    let mut after = Client::connect(p).unwrap();
+    read_frames(&mut after, 3, &[("guard", 1)]);
+    drop((before, after));
+    drop(exporter);
+    assert!(!path.exists());
+
+    // Another user's stale socket is theirs: kept. Only root can make one
+    // to test with; elsewhere this case is skipped, and says why.
+    drop(UnixListener::bind(&path).unwrap());
+    const NOBODY: u32 = 65534;
+    match std::os::unix::fs::chown(&path, Some(NOBODY), None) {
+        Ok(()) => {
+            match Exporter::bind(&pool, p) {
+                Err(ExportError::NotOurs { owner, .. }) => assert_eq!(owner, NOBODY),
+                other => panic!("{other:?}"),
+            }
+            let kept = fs::symlink_metadata(&path).unwrap();
+            assert!(kept.file_type().is_socket());
+            assert_eq!(kept.uid(), NOBODY);
+        }
+        Err(e) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied, "{e}");
+            eprintln!("not root: another user's stale socket is not tested");
+        }
+    }
+    fs::remove_file(&path).unwrap();
+
+    // No failed bind left its private directory behind.
+    assert_eq!(scratch.names(), Vec::<String>::new());
 }

@@ -549,6 +549,7 @@ impl Source {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::{App, Freshness, Mode};
 
     #[test]
     fn panics_fold_per_worker() {
@@ -593,6 +594,68 @@ mod tests {
             idle.workers.iter().map(|w| w.run_time.count).sum::<u64>(),
             0
         );
+    }
+
+    /// Ticks `app` from `attached` until `done`, failing after a minute (a
+    /// correct run waits for the exporter's ticks and one reconnection).
+    fn tick_until(attached: &mut Attached, app: &mut App, what: &str, done: impl Fn(&App) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            app.ingest(attached.tick());
+            if done(app) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            // Not an ordering: only a pause between polls, to leave the
+            // reader thread a core.
+            thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    #[test]
+    fn a_lost_host_leaves_stale_figures_and_a_returning_one_live_ones() {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(1)
+            .with_thread_name("host")
+            .build();
+        let dir = std::env::temp_dir().join(format!("dpt-stale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("host.sock");
+        let addr = path.to_str().unwrap();
+        let serve = || {
+            metrics::Exporter::builder()
+                .pool(&pool)
+                .interval(Duration::from_millis(10))
+                .bind(addr)
+                .unwrap()
+        };
+        let exporter = serve();
+        let mut attached = Attached::connect(addr).unwrap();
+        let mut app = App::new(
+            Mode::Attach {
+                addr: addr.into(),
+                link: Link::Connected,
+            },
+            Duration::from_millis(10),
+        );
+        tick_until(&mut attached, &mut app, "the first samples", |a| {
+            a.current().is_some()
+        });
+        assert_eq!(app.freshness(), Freshness::Live);
+
+        drop(exporter);
+        tick_until(&mut attached, &mut app, "the lost link", |a| {
+            a.freshness() != Freshness::Live
+        });
+        assert!(matches!(app.freshness(), Freshness::Stale { age: Some(_) }));
+        let frozen = app.current().unwrap().sample.uptime;
+
+        let _back = serve();
+        tick_until(&mut attached, &mut app, "new samples", |a| {
+            a.current().unwrap().sample.uptime > frozen
+        });
+        assert_eq!(app.freshness(), Freshness::Live);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -268,12 +268,15 @@ fn attached_it_shows_the_host_survives_a_lost_connection_and_reconnects() {
 
     // The host goes away: the dashboard says so and keeps running.
     exporter.shutdown();
-    tmux.wait_for("the lost connection", |s| s.contains("connection lost"));
+    // The header marks the frozen figures stale, never "LIVE" over them.
+    tmux.wait_for("the lost connection, marked stale", |s| {
+        s.contains("connection lost") && s.contains("STALE") && !s.contains("LIVE")
+    });
 
     // It comes back on the same path: the dashboard reconnects by itself.
     let _exporter = export(&pool, &socket);
     tmux.wait_for("the reconnection", |s| {
-        s.contains("● connected") && worker_rows(s, 3)
+        s.contains("● connected") && s.contains("LIVE") && !s.contains("STALE") && worker_rows(s, 3)
     });
 
     tmux.keys("q");

@@ -4,7 +4,7 @@
 use dreadpool_top::fixture;
 use dreadpool_top::input::Action;
 use dreadpool_top::pattern::Pattern;
-use dreadpool_top::state::{App, Link, Mode};
+use dreadpool_top::state::{App, Link, Mode, Tick};
 use dreadpool_top::view;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -238,7 +238,7 @@ fn attached_header_shows_pools_and_the_connection() {
     }
     app.update(Action::NextPool);
     app.set_link(
-        Duration::from_secs(2),
+        Duration::from_secs(5),
         Link::Lost {
             error: "the exporter closed the connection".into(),
             attempts: 1,
@@ -248,9 +248,96 @@ fn attached_header_shows_pools_and_the_connection() {
     golden("attach-100x30", &buffer);
     let lines = text(&buffer);
     assert!(lines[0].contains("pool batch"), "{}", lines[0]);
+    assert!(lines[0].contains("STALE"), "{}", lines[0]);
+    assert!(!lines[0].contains("LIVE"), "{}", lines[0]);
     assert!(lines[2].contains("/tmp/host.sock"));
     assert!(lines[2].contains("connection lost"));
     assert!(lines[2].contains("demo") && lines[2].contains("batch"));
     row_with(&lines, "Tab pool");
     assert!(!lines.iter().any(|l| l.contains("1-6 load")));
+}
+
+/// The first row, and the style of the marker's first cell in it.
+fn header(app: &App, width: u16, height: u16, marker: &str) -> (String, Style) {
+    let buffer = draw(app, width, height);
+    let first = text(&buffer).remove(0);
+    assert!(first.contains(marker), "no {marker:?} in {first:?}");
+    (first, style_of(&buffer, marker))
+}
+
+#[test]
+fn attached_the_header_marks_frozen_figures_stale_until_the_host_is_back() {
+    let mut app = App::new(
+        Mode::Attach {
+            addr: "/tmp/host.sock".into(),
+            link: Link::Connected,
+        },
+        Duration::from_millis(500),
+    );
+    let mut ticks = fixture::ticks(5, 4, 4).into_iter();
+    let mut last = Duration::ZERO;
+    for tick in ticks.by_ref().take(3) {
+        last = tick.at;
+        app.ingest(tick);
+    }
+    let (live, style) = header(&app, 80, 24, "● LIVE");
+    assert_eq!(style.bg, Some(Color::Green));
+    assert!(
+        live.contains("pool demo") && live.contains("q quit"),
+        "{live}"
+    );
+
+    // The host dies: ticks bring the lost link and no samples; the figures
+    // stay, marked stale and aging, never under "LIVE".
+    let lost = Link::Lost {
+        error: "the exporter closed the connection".into(),
+        attempts: 1,
+    };
+    for (after, age) in [(1, "1s"), (12, "12s"), (185, "3m05s")] {
+        app.ingest(Tick {
+            at: last + Duration::from_secs(after),
+            link: Some(lost.clone()),
+            ..Tick::default()
+        });
+        let marker = format!("○ STALE {age}");
+        let (stale, style) = header(&app, 80, 24, &marker);
+        assert!(!stale.contains("LIVE"), "{stale}");
+        assert_eq!(style.bg, Some(Color::Red));
+        let lines = text(&draw(&app, 80, 24));
+        assert!(
+            lines[1].contains("tasks/s"),
+            "the figures stay: {}",
+            lines[1]
+        );
+        assert!(lines[2].contains("connection lost"), "{}", lines[2]);
+    }
+    // Paused as well: both say so.
+    app.update(Action::TogglePause);
+    let (both, _) = header(&app, 80, 24, "PAUSED");
+    assert!(both.contains("STALE") && !both.contains("LIVE"), "{both}");
+    app.update(Action::TogglePause);
+    // A long pool name on a narrow terminal: the marker stays whole, the
+    // hint and the least needed facts give way.
+    let (narrow, _) = header(&app, 60, 20, "○ STALE 3m05s");
+    assert!(!narrow.contains("q quit"), "{narrow}");
+
+    // The host is back: samples again, and live.
+    let mut back = ticks.next().unwrap();
+    back.at = last + Duration::from_secs(186);
+    back.link = Some(Link::Connected);
+    app.ingest(back);
+    let (again, _) = header(&app, 80, 24, "● LIVE");
+    assert!(!again.contains("STALE"), "{again}");
+
+    // Lost before the first sample: no figures to call stale.
+    let mut empty = App::new(
+        Mode::Attach {
+            addr: "/tmp/host.sock".into(),
+            link: Link::Connected,
+        },
+        Duration::from_millis(500),
+    );
+    empty.set_link(Duration::from_secs(1), lost);
+    let (nothing, _) = header(&empty, 80, 24, "✕ LOST");
+    assert!(!nothing.contains("LIVE"), "{nothing}");
 }

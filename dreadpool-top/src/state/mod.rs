@@ -57,6 +57,19 @@ pub enum Link {
     },
 }
 
+/// Whether the figures shown are current: what the header's marker says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Samples arrive: the demo runs, or the attach connection is up.
+    Live,
+    /// The attach connection is lost and retried: the figures shown are
+    /// frozen.
+    Stale {
+        /// How old the figures shown are (`None`: no figures yet).
+        age: Option<Duration>,
+    },
+}
+
 /// The worker table's sort column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SortKey {
@@ -267,6 +280,10 @@ pub struct App {
     pub status: Option<String>,
     quit: bool,
     held: Option<Tick>,
+    /// The newest tick's time, paused or not (`now` stops while paused).
+    clock: Duration,
+    /// The time of the tick whose samples are shown.
+    shown_at: Option<Duration>,
 }
 
 impl App {
@@ -289,12 +306,44 @@ impl App {
             status: None,
             quit: false,
             held: None,
+            clock: Duration::ZERO,
+            shown_at: None,
         }
     }
 
     /// True once the user asked to leave.
     pub fn should_quit(&self) -> bool {
         self.quit
+    }
+
+    /// Whether the figures shown are current. Attached, after the host
+    /// dies or the connection drops, they stay on screen frozen while the
+    /// connection is retried: stale, aging with every tick, until samples
+    /// arrive again.
+    ///
+    /// ```
+    /// use dreadpool_top::state::{App, Freshness, Link, Mode, Tick};
+    /// use std::time::Duration;
+    ///
+    /// let mode = Mode::Attach { addr: "/tmp/app.sock".into(), link: Link::Connected };
+    /// let mut app = App::new(mode, Duration::from_millis(500));
+    /// assert_eq!(app.freshness(), Freshness::Live);
+    /// let lost = Link::Lost { error: "closed".into(), attempts: 1 };
+    /// app.ingest(Tick { at: Duration::from_secs(3), link: Some(lost), ..Tick::default() });
+    /// assert_eq!(app.freshness(), Freshness::Stale { age: None });
+    /// app.ingest(Tick { at: Duration::from_secs(4), link: Some(Link::Connected), ..Tick::default() });
+    /// assert_eq!(app.freshness(), Freshness::Live);
+    /// ```
+    pub fn freshness(&self) -> Freshness {
+        match &self.mode {
+            Mode::Attach {
+                link: Link::Lost { .. },
+                ..
+            } => Freshness::Stale {
+                age: self.shown_at.map(|at| self.clock.saturating_sub(at)),
+            },
+            _ => Freshness::Live,
+        }
     }
 
     /// The pool shown, if any sample arrived.
@@ -339,6 +388,7 @@ impl App {
     /// Takes in one tick of samples (held back while paused: the newest
     /// samples and every event are applied on resume).
     pub fn ingest(&mut self, mut tick: Tick) {
+        self.clock = self.clock.max(tick.at);
         // The connection's state is not data: it shows even while paused.
         if let Some(link) = tick.link.take() {
             self.set_link(tick.at, link);
@@ -354,6 +404,9 @@ impl App {
             return;
         }
         self.now = tick.at;
+        if !tick.pools.is_empty() {
+            self.shown_at = Some(tick.at);
+        }
         let mut reported = tick.events;
         let mut derived = Vec::new();
         for sample in tick.pools {
@@ -384,6 +437,7 @@ impl App {
 
     /// Records the attach connection's state, logging changes.
     pub fn set_link(&mut self, at: Duration, link: Link) {
+        self.clock = self.clock.max(at);
         if let Mode::Attach { addr, link: old } = &mut self.mode {
             if *old == link {
                 return;
@@ -718,6 +772,61 @@ mod tests {
         // Reported panics are not derived again; the respawns are counted.
         assert_eq!(app.events.respawns(), 2);
         assert_eq!(app.events.panics(), 0);
+    }
+
+    #[test]
+    fn figures_go_stale_while_the_link_is_lost_and_live_again_with_new_samples() {
+        let mut app = App::new(
+            Mode::Attach {
+                addr: "/tmp/x".into(),
+                link: Link::Connected,
+            },
+            Duration::from_millis(500),
+        );
+        let mut ticks = fixture::ticks(3, 2, 3).into_iter();
+        let first = ticks.next().unwrap();
+        let shown = first.at;
+        app.ingest(first);
+        assert_eq!(app.freshness(), Freshness::Live);
+
+        // Lost: the figures age with every tick that brings none.
+        let lost = Link::Lost {
+            error: "the exporter closed the connection".into(),
+            attempts: 1,
+        };
+        for secs in [1, 5, 12] {
+            let at = shown + Duration::from_secs(secs);
+            app.ingest(Tick {
+                at,
+                link: Some(lost.clone()),
+                ..Tick::default()
+            });
+            assert_eq!(
+                app.freshness(),
+                Freshness::Stale {
+                    age: Some(Duration::from_secs(secs))
+                }
+            );
+        }
+        // Paused, they still age (the clock is not the display's).
+        app.update(Action::TogglePause);
+        app.set_link(shown + Duration::from_secs(20), lost.clone());
+        assert_eq!(
+            app.freshness(),
+            Freshness::Stale {
+                age: Some(Duration::from_secs(20))
+            }
+        );
+        app.update(Action::TogglePause);
+
+        // Back: live again.
+        let mut back = ticks.next().unwrap();
+        back.at = shown + Duration::from_secs(21);
+        back.link = Some(Link::Connected);
+        app.ingest(back);
+        assert_eq!(app.freshness(), Freshness::Live);
+        // The demo is always live.
+        assert_eq!(fed(1).freshness(), Freshness::Live);
     }
 
     #[test]

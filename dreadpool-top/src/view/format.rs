@@ -71,6 +71,18 @@ pub fn uptime(d: Duration) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
+/// A short age: `12s`, `3m05s`, `2h07m`.
+pub fn age(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
+    }
+}
+
 /// A log timestamp as `mm:ss.t` (or `h:mm:ss` past an hour).
 pub fn clock(d: Duration) -> String {
     let s = d.as_secs();

@@ -1,8 +1,8 @@
 //! The header: which pool, how big, how long up, how busy; the load or the
-//! connection; live or paused.
+//! connection; live, paused or stale.
 
 use super::{format, theme};
-use crate::state::{App, Link, Mode};
+use crate::state::{App, Freshness, Link, Mode};
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -11,6 +11,9 @@ use ratatui::Frame;
 
 /// Rows the header takes.
 pub const HEIGHT: u16 = 3;
+
+/// Columns of the help hint at the right of the first line.
+const HINT_WIDTH: u16 = 16;
 
 fn pair<'a>(label: &'a str, value: String, style: Style) -> [Span<'a>; 3] {
     [
@@ -25,51 +28,58 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let bar = Style::new().bg(Color::Indexed(24)).fg(Color::White);
     let pool = app.current().map(|p| &p.sample);
 
-    // Line 1: title, pool, threads, uptime, live/paused; help hint right.
+    // Line 1: title, pool, threads, uptime, the markers; help hint right.
     let mut title = vec![Span::styled(
         " dreadpool-top ",
         bar.add_modifier(Modifier::BOLD),
     )];
+    // (span, drop order: higher goes first when the line is too long)
+    let mut facts: Vec<(Span, u8)> = Vec::new();
     match pool {
         Some(p) => {
-            title.push(Span::styled(format!("│ pool {} ", p.name), bar));
-            title.push(Span::styled(format!("│ {} threads ", p.threads), bar));
-            title.push(Span::styled(
-                format!("│ up {} ", format::uptime(p.uptime)),
-                bar,
+            facts.push((Span::styled(format!("│ pool {} ", p.name), bar), 0));
+            facts.push((Span::styled(format!("│ {} threads ", p.threads), bar), 1));
+            facts.push((
+                Span::styled(format!("│ up {} ", format::uptime(p.uptime)), bar),
+                2,
             ));
         }
-        None => title.push(Span::styled("│ waiting for the first sample ", bar)),
+        None => facts.push((Span::styled("│ waiting for the first sample ", bar), 0)),
     }
-    let live = if app.paused {
-        Span::styled(
-            " ❚❚ PAUSED ",
-            Style::new()
-                .bg(Color::Yellow)
-                .fg(Color::Black)
-                .add_modifier(Modifier::BOLD),
-        )
-    } else {
-        Span::styled(
-            " ● LIVE ",
-            Style::new()
-                .bg(Color::Green)
-                .fg(Color::Black)
-                .add_modifier(Modifier::BOLD),
-        )
-    };
-    title.push(live);
+    let markers = markers(app);
+    let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+    let fixed = width(&title) + width(&markers);
+    let line_width =
+        |facts: &[(Span, u8)]| fixed + facts.iter().map(|(s, _)| s.width()).sum::<usize>();
+    // The markers say whether the figures can be trusted: they never give
+    // way. The help hint goes first, then the least needed facts.
+    let hint =
+        area.width >= 72 && line_width(&facts) + usize::from(HINT_WIDTH) <= usize::from(area.width);
+    while line_width(&facts) > usize::from(area.width) {
+        let Some(pos) = facts
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.1 > 0)
+            .max_by_key(|(_, f)| f.1)
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        facts.remove(pos);
+    }
+    title.extend(facts.into_iter().map(|(s, _)| s));
+    title.extend(markers);
     frame.render_widget(
         Paragraph::new(Line::from(title)).style(bar),
         area_row(area, 0),
     );
-    if area.width >= 72 {
+    if hint {
         frame.render_widget(
             Paragraph::new(Line::from(Span::styled("? help  q quit ", bar)))
                 .alignment(Alignment::Right),
             Rect {
-                x: area.x + area.width - 16,
-                width: 16,
+                x: area.x + area.width - HINT_WIDTH,
+                width: HINT_WIDTH,
                 ..area_row(area, 0)
             },
         );
@@ -179,6 +189,37 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     frame.render_widget(Paragraph::new(Line::from(line)), area_row(area, 2));
+}
+
+/// Whether the figures are live, paused or stale. Stale (attached, the
+/// connection lost) shows even while paused: pausing does not bring the
+/// host back, and "● LIVE" never stands over frozen figures.
+fn markers(app: &App) -> Vec<Span<'static>> {
+    let marker = |text: String, bg: Color, fg: Color| {
+        Span::styled(
+            text,
+            Style::new().bg(bg).fg(fg).add_modifier(Modifier::BOLD),
+        )
+    };
+    let mut spans = Vec::new();
+    if app.paused {
+        spans.push(marker(" ❚❚ PAUSED ".into(), Color::Yellow, Color::Black));
+    }
+    match app.freshness() {
+        Freshness::Stale { age: Some(age) } => spans.push(marker(
+            format!(" ○ STALE {} ", format::age(age)),
+            Color::Red,
+            Color::White,
+        )),
+        Freshness::Stale { age: None } => {
+            spans.push(marker(" ✕ LOST ".into(), Color::Red, Color::White))
+        }
+        Freshness::Live if !app.paused => {
+            spans.push(marker(" ● LIVE ".into(), Color::Green, Color::Black))
+        }
+        Freshness::Live => {}
+    }
+    spans
 }
 
 fn area_row(area: Rect, row: u16) -> Rect {
