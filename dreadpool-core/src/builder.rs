@@ -4,6 +4,7 @@ use crate::error::BuildError;
 use crate::panic::{PanicHandler, PanicPayload, PanicPolicy};
 use crate::pool::ThreadPool;
 use crate::queue::Worker;
+use crate::recorder::RecorderConfig;
 use crate::registry::{Registry, RegistryConfig};
 use crate::sync::Arc;
 use crate::thread_hooks::ThreadHooks;
@@ -56,6 +57,7 @@ pub struct ThreadPoolBuilder {
     panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
     hooks: ThreadHooks,
+    recorder: RecorderConfig,
     latency_sampling: u32,
     respawn_failures_to_inject: usize,
 }
@@ -70,6 +72,7 @@ impl Default for ThreadPoolBuilder {
             panic_policy: PanicPolicy::default(),
             panic_handler: None,
             hooks: ThreadHooks::default(),
+            recorder: RecorderConfig::default(),
             latency_sampling: crate::metrics::DEFAULT_LATENCY_SAMPLING,
             respawn_failures_to_inject: 0,
         }
@@ -231,6 +234,44 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Sets what the flight recorder records from the start (default:
+    /// [`RecordLevel::Scheduler`](crate::RecordLevel::Scheduler)); change it
+    /// later with [`ThreadPool::set_record_level`](crate::ThreadPool::set_record_level).
+    /// At `Off` the rings are not even allocated until recording is first
+    /// switched on.
+    ///
+    /// ```
+    /// use dreadpool::{RecordLevel, ThreadPoolBuilder};
+    ///
+    /// let pool = ThreadPoolBuilder::new().with_record_level(RecordLevel::Off).build();
+    /// assert_eq!(pool.record_level(), RecordLevel::Off);
+    /// assert!(pool.recording().events().is_empty());
+    /// ```
+    #[cfg(feature = "recorder")]
+    pub fn with_record_level(mut self, level: crate::RecordLevel) -> Self {
+        self.recorder.level = Some(level);
+        self
+    }
+
+    /// Sets how many events each worker's ring keeps (rounded up to a power
+    /// of two; default [`DEFAULT_RECORD_CAPACITY`](crate::DEFAULT_RECORD_CAPACITY),
+    /// 65,536 events, 1.5 MiB per worker). Each event takes 24 bytes; the
+    /// memory is allocated once and its pages are touched only as events
+    /// fill them. Must be at least 2 ([`BuildError::InvalidRecordCapacity`]).
+    #[cfg(feature = "recorder")]
+    pub fn with_record_capacity(mut self, events_per_worker: usize) -> Self {
+        self.recorder.capacity = Some(events_per_worker);
+        self
+    }
+
+    /// Takes and writes a recording by itself when a task panics or a
+    /// sampled task is slow (see [`RecordTrigger`](crate::RecordTrigger)).
+    #[cfg(feature = "recorder")]
+    pub fn with_record_trigger(mut self, trigger: crate::RecordTrigger) -> Self {
+        self.recorder.trigger = Some(trigger);
+        self
+    }
+
     /// Fault injection for tests: the next `count` replacement threads
     /// (after a panic under [`PanicPolicy::Respawn`]) fail to spawn as if the
     /// OS had refused them. Not part of the stable API.
@@ -278,6 +319,15 @@ impl ThreadPoolBuilder {
         if self.backlog == 0 {
             return Err(BuildError::InvalidBacklog);
         }
+        #[cfg(feature = "recorder")]
+        if let Some(events) = self.recorder.capacity {
+            if !(2..=crate::recorder::MAX_RECORD_CAPACITY).contains(&events) {
+                return Err(BuildError::InvalidRecordCapacity {
+                    events,
+                    max: crate::recorder::MAX_RECORD_CAPACITY,
+                });
+            }
+        }
 
         // LIFO local queues, not the seed's FIFO: a worker waiting inside a
         // task (scope, broadcast, TaskHandle::join) runs other tasks on its
@@ -295,6 +345,7 @@ impl ThreadPoolBuilder {
             panic_policy: self.panic_policy,
             panic_handler: self.panic_handler,
             hooks: self.hooks,
+            recorder: self.recorder,
             stack_size: self.stack_size,
             latency_sampling: self.latency_sampling,
             respawn_failures_to_inject: self.respawn_failures_to_inject,

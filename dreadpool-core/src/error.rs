@@ -43,6 +43,15 @@ pub enum BuildError {
     /// The backlog target is zero.
     #[error("backlog must be at least 1 task")]
     InvalidBacklog,
+    /// The flight recorder's ring size is below 2 or above its maximum
+    /// (`with_record_capacity`, feature `recorder`).
+    #[error("record capacity must be 2 to {max} events per worker, got {events}")]
+    InvalidRecordCapacity {
+        /// The size asked for.
+        events: usize,
+        /// The largest allowed.
+        max: usize,
+    },
     /// The operating system refused to start a worker thread.
     #[error("could not spawn worker thread {index}: {source}")]
     Spawn {

@@ -77,6 +77,7 @@ mod pending;
 mod pool;
 mod pull_pacer;
 mod queue;
+mod recorder;
 mod registry;
 mod scope;
 mod sleep;
@@ -99,5 +100,11 @@ pub use metrics::DEFAULT_LATENCY_SAMPLING;
 pub use metrics::{LatencyHistogram, PoolMetrics, WorkerMetrics, WorkerState};
 pub use panic::{PanicPayload, PanicPolicy};
 pub use pool::ThreadPool;
+pub use recorder::DEFAULT_RECORD_CAPACITY;
+#[cfg(feature = "recorder")]
+pub use recorder::{
+    EventKind, RecordLevel, RecordTrigger, RecordedEvent, Recording, SpawnQueue, Track,
+    WorkerActivity,
+};
 pub use scope::Scope;
 pub use task_handle::TaskHandle;

@@ -160,6 +160,39 @@ impl ThreadPool {
         crate::broadcast::broadcast(&self.registry, f)
     }
 
+    /// The flight recorder's level now (feature `recorder`).
+    #[cfg(feature = "recorder")]
+    pub fn record_level(&self) -> crate::RecordLevel {
+        self.registry.flight.level()
+    }
+
+    /// Switches what the flight recorder records, while the pool runs
+    /// (feature `recorder`). Switching from `Off` allocates the rings the
+    /// first time.
+    #[cfg(feature = "recorder")]
+    pub fn set_record_level(&self, level: crate::RecordLevel) {
+        self.registry.flight.set_level(level);
+    }
+
+    /// Copies out what the flight recorder holds now: the newest events of
+    /// every worker, and the spawns and wakes of outside threads, in time
+    /// order (feature `recorder`). The workers are not stopped or slowed:
+    /// each ring is copied while its worker goes on writing, and events
+    /// overwritten meanwhile are left out (see [`Recording`](crate::Recording)).
+    ///
+    /// ```
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(2).build();
+    /// pool.spawn(|| {});
+    /// pool.join();
+    /// let recording = pool.recording();
+    /// let mut trace = Vec::new();
+    /// recording.write_chrome_json(&mut trace).unwrap();
+    /// ```
+    #[cfg(feature = "recorder")]
+    pub fn recording(&self) -> crate::Recording {
+        self.registry.flight.recording()
+    }
+
     /// A cheap, cloneable spawner for this pool (see [`Handle`]).
     pub fn handle(&self) -> Handle {
         Handle {

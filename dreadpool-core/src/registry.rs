@@ -7,6 +7,7 @@ use crate::panic::{
 };
 use crate::pending::TaskCounts;
 use crate::queue::{Injector, Stealer};
+use crate::recorder::{FlightRecorder, RecorderConfig};
 use crate::sleep::Sleep;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::thread::{Builder, JoinHandle};
@@ -31,6 +32,8 @@ pub(crate) struct Registry {
     pub(crate) counts: TaskCounts,
     pub(crate) joiners: IdleLatch,
     pub(crate) metrics: PoolRecorder,
+    /// The flight recorder's rings (nothing without the `recorder` feature).
+    pub(crate) flight: FlightRecorder,
     /// The seed's ideal local backlog, topped off from the global queue.
     pub(crate) backlog: usize,
     pub(crate) panic_policy: PanicPolicy,
@@ -63,6 +66,7 @@ pub(crate) struct RegistryConfig {
     pub(crate) hooks: ThreadHooks,
     pub(crate) stack_size: Option<usize>,
     pub(crate) latency_sampling: u32,
+    pub(crate) recorder: RecorderConfig,
     pub(crate) respawn_failures_to_inject: usize,
 }
 
@@ -76,15 +80,17 @@ pub(crate) struct SpawnFailure {
 impl Registry {
     pub(crate) fn new(config: RegistryConfig) -> Self {
         let workers = config.stealers.len();
+        let flight = FlightRecorder::new(&config.name, workers, config.recorder);
         Registry {
             name: config.name,
             injector: Injector::new(),
             inboxes: (0..workers).map(|_| Injector::new()).collect(),
             stealers: config.stealers,
-            sleep: Sleep::new(workers),
+            sleep: Sleep::new(workers, flight.waker_log()),
             counts: TaskCounts::new(workers),
             joiners: IdleLatch::new(),
             metrics: PoolRecorder::new(workers, config.latency_sampling),
+            flight,
             backlog: config.backlog,
             panic_policy: config.panic_policy,
             panic_handler: config.panic_handler,
@@ -141,6 +147,7 @@ impl Registry {
         }
         let sampled_at = self.metrics.sample_spawn();
         let task = envelope.into_task(task, sampled_at);
+        self.flight.outside_spawn(&task, None);
         self.sleep.deliver_external_task(task, &self.injector);
         Ok(())
     }
@@ -213,7 +220,12 @@ impl Registry {
             self.counts.external_spawned();
         }
         let sampled_at = self.metrics.sample_spawn();
-        self.inboxes[index].push(envelope.into_task(task, sampled_at));
+        let task = envelope.into_task(task, sampled_at);
+        match worker::current_index(Some(self)) {
+            Some(me) => self.flight.worker(me).spawned_inbox(&task, index),
+            None => self.flight.outside_spawn(&task, Some(index)),
+        }
+        self.inboxes[index].push(task);
         // Only worker `index` may take it, so wake that one: its sleep
         // registration (under the idle lock that `wake_specific` takes)
         // precedes its second look at its inbox.
@@ -348,6 +360,7 @@ impl Registry {
     fn report_panic(&self, worker: usize, payload: PanicPayload, what: &str) -> PanicPolicy {
         self.panic_count.fetch_add(1, Ordering::Relaxed);
         self.metrics.worker(worker).panicked();
+        self.flight.observed_panic();
         match &self.panic_handler {
             Some(handler) => {
                 if !call_handler(handler, payload) {

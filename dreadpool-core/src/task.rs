@@ -45,6 +45,10 @@ struct TaskVTable {
     call: unsafe fn(*mut u8),
     /// Drops the closure in the data word without calling it.
     drop: unsafe fn(*mut u8),
+    /// Whether the data word is a `Box` of a sized, non-zero-sized closure:
+    /// then it is an address no other live task has (see
+    /// [`Task::record_id`]).
+    boxed: bool,
 }
 
 /// The table for closures of type `F`, as a constant so that
@@ -55,7 +59,37 @@ impl<F: FnOnce()> VTable<F> {
     const TABLE: TaskVTable = TaskVTable {
         call: call_inline::<F>,
         drop: drop_inline::<F>,
+        boxed: false,
     };
+
+    /// For `F = Box<G>` with `G` not zero-sized: the word is the box's
+    /// unique address.
+    const BOXED_TABLE: TaskVTable = TaskVTable {
+        call: call_inline::<F>,
+        drop: drop_inline::<F>,
+        boxed: true,
+    };
+}
+
+/// The boxed table for the box `f` (a helper to name the type of a box of
+/// a closure, which has no name).
+fn boxed_table<G: FnOnce()>(_f: &Box<G>) -> &'static TaskVTable {
+    &VTable::<Box<G>>::BOXED_TABLE
+}
+
+/// A closure boxed only to give its task an identity (the flight recorder's
+/// `Tasks` level): the extra byte makes the box a real allocation even for
+/// a closure that captures nothing, since zero-sized boxes all share one
+/// dangling address.
+struct Identified<F> {
+    f: F,
+    _not_zero_sized: u8,
+}
+
+impl<F: FnOnce()> Identified<F> {
+    fn call(self) {
+        (self.f)();
+    }
 }
 
 /// # Safety
@@ -105,12 +139,60 @@ impl Task {
     where
         F: FnOnce() + Send + 'a,
     {
-        if fits::<F>() {
+        if fits::<F>() && !crate::recorder::boxes_every_task() {
             // SAFETY: passed on to our caller.
             unsafe { Task::inline(f) }
         } else {
             // SAFETY: as above; the box lives exactly as long as `f` would.
-            unsafe { Task::inline(Box::new(f)) }
+            unsafe { Task::boxed(f) }
+        }
+    }
+
+    /// Boxes `f` and stores the box (its address doubles as the task's
+    /// identity for the flight recorder).
+    ///
+    /// # Safety
+    ///
+    /// As for [`new_unchecked`](Self::new_unchecked).
+    #[inline(always)]
+    unsafe fn boxed<'a, F>(f: F) -> Task
+    where
+        F: FnOnce() + Send + 'a,
+    {
+        if size_of::<F>() == 0 {
+            // Cold in practice: only at the recorder's `Tasks` level does a
+            // capture-less closure get here.
+            let identified = Identified {
+                f,
+                _not_zero_sized: 0,
+            };
+            // A method call by value captures the whole struct (a closure
+            // naming only `identified.f` would capture just that field,
+            // and be zero-sized again).
+            let f = Box::new(move || identified.call());
+            let table = boxed_table(&f);
+            // SAFETY: passed on to our caller.
+            return unsafe { Task::with_table(f, table) };
+        }
+        let f = Box::new(f);
+        // SAFETY: passed on to our caller; the box of a non-zero-sized `F`
+        // has an address of its own.
+        unsafe { Task::with_table(f, &VTable::<Box<F>>::BOXED_TABLE) }
+    }
+
+    /// The task's identity for the flight recorder: the address of its
+    /// boxed closure, which no other live task shares (an address is reused
+    /// only after the task that had it ran or was dropped), or 0 for a
+    /// closure stored inline, which has none.
+    #[inline(always)]
+    pub(crate) fn record_id(&self) -> u64 {
+        if self.vtable.boxed {
+            // SAFETY: a boxed task's data word holds the box pointer, fully
+            // initialised (`Task::boxed`), so reading it as a `usize` reads
+            // no uninitialised byte.
+            (unsafe { self.data.assume_init() }) as u64
+        } else {
+            0
         }
     }
 
@@ -122,6 +204,20 @@ impl Task {
     where
         F: FnOnce() + Send + 'a,
     {
+        // SAFETY: passed on to our caller.
+        unsafe { Task::with_table(f, &VTable::<F>::TABLE) }
+    }
+
+    /// Stores `f` in the data word, with `table` (made for `F`).
+    ///
+    /// # Safety
+    ///
+    /// As for [`new_unchecked`](Self::new_unchecked).
+    #[inline(always)]
+    unsafe fn with_table<'a, F>(f: F, table: &'static TaskVTable) -> Task
+    where
+        F: FnOnce() + Send + 'a,
+    {
         assert!(fits::<F>(), "only called for closures that fit");
         let mut data = MaybeUninit::<usize>::uninit();
         // SAFETY: the data word is large and aligned enough for `F` (the
@@ -129,7 +225,7 @@ impl Task {
         // overwrites nothing.
         unsafe { data.as_mut_ptr().cast::<F>().write(f) };
         Task {
-            vtable: &VTable::<F>::TABLE,
+            vtable: table,
             data,
             _owns: PhantomData,
         }

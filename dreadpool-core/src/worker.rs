@@ -152,7 +152,10 @@ pub(crate) fn wait_for(latch: &Latch, deadline: Option<Instant>) -> bool {
         return latch.wait_blocking(deadline);
     };
     latch.register_worker(Arc::clone(&worker.registry), worker.state.index);
-    match worker.run_loop(Some(&WaitTarget { latch, deadline })) {
+    worker.flight().wait_begin();
+    let exit = worker.run_loop(Some(&WaitTarget { latch, deadline }));
+    worker.flight().wait_end();
+    match exit {
         Exit::Done => true,
         Exit::TimedOut => {
             latch.unregister_worker();
@@ -201,6 +204,26 @@ pub(crate) fn run_timed(spawned: std::time::Instant, task: Task) {
     task.run();
     let ran = started.elapsed();
     with_recorder(|r| r.run_time(ran));
+    let _ = CURRENT.try_with(|current| {
+        if let Some(worker) = current.borrow().as_deref() {
+            let delay = started.saturating_duration_since(spawned);
+            worker.registry.flight.observed_latency(delay, ran);
+        }
+    });
+}
+
+/// The index of the worker running on this thread if it belongs to the pool
+/// whose flight recorder has id `pool_id`.
+#[cfg_attr(not(feature = "recorder"), allow(dead_code))]
+pub(crate) fn current_index_in_pool(pool_id: u64) -> Option<usize> {
+    CURRENT
+        .try_with(|current| {
+            current.borrow().as_deref().and_then(|worker| {
+                (worker.registry.flight.pool_id() == pool_id).then_some(worker.state.index)
+            })
+        })
+        .ok()
+        .flatten()
 }
 
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
@@ -228,6 +251,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
             // join() returning after a panic finds the replacement running.
             if replacement {
                 registry.metrics.worker(index).respawned();
+                registry.flight.worker(index).respawned();
             }
             registry.counts.completed(index);
         }
@@ -239,11 +263,15 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
         match exit {
             Exit::Shutdown | Exit::Done | Exit::TimedOut => {
                 registry.metrics.worker(index).stopped();
+                registry.flight.worker(index).stopped();
                 thread_hooks::run(&registry, ThreadEvent::Exit, index);
                 return;
             }
             Exit::Respawn => {
                 registry.metrics.worker(index).respawning();
+                // The last event this thread records: once the replacement
+                // starts, the seat's ring is the replacement's to write.
+                registry.flight.worker(index).respawning();
                 if cfg!(all(loom, feature = "__broken_respawn_fresh_queue")) {
                     // The mistake the seed's `mem::replace` avoids: the
                     // replacement starts with an empty queue (the loom
@@ -290,7 +318,14 @@ impl WorkerThread {
         self.registry.metrics.worker(self.state.index)
     }
 
+    /// This worker's track in the flight recorder.
+    #[inline(always)]
+    fn flight(&self) -> crate::recorder::WorkerTrack<'_> {
+        self.registry.flight.worker(self.state.index)
+    }
+
     fn push_local(&self, task: Task) {
+        self.flight().spawned_local(&task);
         self.registry.counts.local_spawned(self.state.index);
         self.state.queue.push(task);
         self.registry.sleep.notify_local_task();
@@ -301,7 +336,9 @@ impl WorkerThread {
     /// one of its tasks, which runs until the target's latch is set.
     fn run_loop(&self, until: Option<&WaitTarget<'_>>) -> Exit {
         let recorder = self.recorder();
+        let flight = self.flight();
         recorder.running();
+        flight.running();
         // Counted by the sleep protocol as a searcher (woken, or back from a
         // second look that found work).
         let mut searching = false;
@@ -320,6 +357,7 @@ impl WorkerThread {
                     if searching {
                         self.stop_searching();
                         recorder.running();
+                        flight.running();
                     }
                     if woken {
                         recorder.wakeup();
@@ -340,6 +378,7 @@ impl WorkerThread {
                         searching = false;
                         self.stop_searching();
                         recorder.running();
+                        flight.running();
                         if woken {
                             woken = false;
                             recorder.wakeup();
@@ -353,9 +392,11 @@ impl WorkerThread {
                     if woken {
                         woken = false;
                         recorder.noop_wakeup();
+                        flight.noop_wakeup();
                     }
                     if !searching {
                         recorder.stopped_running();
+                        flight.searching();
                     }
                     match self.idle(searching, until) {
                         Idle::Search => searching = true,
@@ -366,6 +407,7 @@ impl WorkerThread {
                         Idle::HandedOff(task) => {
                             searching = false;
                             recorder.running();
+                            flight.running();
                             recorder.wakeup();
                             // It came from outside, as a global pull would.
                             recorder.pulled_global(1);
@@ -454,6 +496,8 @@ impl WorkerThread {
             match self.take_batch(|dest| injector.steal_batch_with_limit_and_pop(dest, limit)) {
                 Steal::Success((task, batch)) => {
                     self.recorder().pulled_global(batch);
+                    self.flight()
+                        .pulled_global(batch, || self.state.queue.len());
                     return Some(task);
                 }
                 Steal::Empty => return None,
@@ -512,6 +556,8 @@ impl WorkerThread {
                 match self.take_batch(|dest| stealers[victim].steal_batch_and_pop(dest)) {
                     Steal::Success((task, batch)) => {
                         self.recorder().stole(victim, batch);
+                        self.flight()
+                            .stole(victim, batch, || self.state.queue.len());
                         crate::trace::stole(self.state.index, victim, batch);
                         return Some(task);
                     }
@@ -538,25 +584,60 @@ impl WorkerThread {
     /// anything but `Respawn` means carry on with this thread. `nested` (the
     /// worker is waiting inside another task) turns `Respawn` into
     /// `Continue`: the thread cannot be replaced under the waiting task.
+    #[inline(always)]
     fn execute(&self, task: Task, nested: bool) -> PanicPolicy {
-        let index = self.state.index;
-        match catch_unwind(AssertUnwindSafe(move || task.run())) {
-            Ok(()) => {
-                self.registry.counts.completed(index);
-                PanicPolicy::Continue
-            }
+        if self.flight().records_tasks() {
+            return self.execute_recorded(task, nested);
+        }
+        self.execute_unrecorded(task, nested)
+    }
+
+    /// [`execute`](Self::execute) at the recorder's `Tasks` level: the run
+    /// between two events carrying the task's identity. Out of line, so that
+    /// the usual path pays one load and branch for it.
+    #[cold]
+    #[inline(never)]
+    fn execute_recorded(&self, task: Task, nested: bool) -> PanicPolicy {
+        let flight = self.flight();
+        let id = task.record_id();
+        flight.run_begin(id);
+        let result = catch_unwind(AssertUnwindSafe(move || task.run()));
+        flight.run_end(id, result.is_err());
+        match result {
+            Ok(()) => self.completed(),
             Err(payload) => {
-                let policy = self.registry.on_task_panic(index, payload);
-                // (on_task_panic contains the handler's and the subscriber's
-                // panics itself, so this cannot unwind.)
-                if policy == PanicPolicy::Respawn && !nested {
-                    // The replacement counts the completion (see `main`).
-                    return PanicPolicy::Respawn;
-                }
-                self.registry.counts.completed(index);
-                PanicPolicy::Continue
+                flight.panicked(id);
+                self.after_panic(payload, nested)
             }
         }
+    }
+
+    fn execute_unrecorded(&self, task: Task, nested: bool) -> PanicPolicy {
+        match catch_unwind(AssertUnwindSafe(move || task.run())) {
+            Ok(()) => self.completed(),
+            Err(payload) => self.after_panic(payload, nested),
+        }
+    }
+
+    /// A task returned: count it done.
+    #[inline(always)]
+    fn completed(&self) -> PanicPolicy {
+        self.registry.counts.completed(self.state.index);
+        PanicPolicy::Continue
+    }
+
+    /// A task panicked: report it, and say whether to respawn.
+    fn after_panic(&self, payload: crate::panic::PanicPayload, nested: bool) -> PanicPolicy {
+        let index = self.state.index;
+        let policy = self.registry.on_task_panic(index, payload);
+        // (on_task_panic contains the handler's and the subscriber's
+        // panics itself, so this cannot unwind.)
+        if policy == PanicPolicy::Respawn && !nested {
+            // The replacement counts the completion (see `main`).
+            return PanicPolicy::Respawn;
+        }
+        self.registry.counts.completed(index);
+        PanicPolicy::Continue
     }
 
     /// Stops searching after finding work; if this was the last searcher,
@@ -606,16 +687,19 @@ impl WorkerThread {
         }
         crate::trace::sleeping(index);
         self.recorder().parking();
+        self.flight().sleeping();
         self.pacer.reset();
         let handed = match until.and_then(|t| t.deadline) {
             Some(deadline) => registry.sleep.park_until(index, deadline),
             None => registry.sleep.park(index),
         };
         crate::trace::woken(index);
+        self.flight().woken(handed.is_some());
         match handed {
             Some(task) => Idle::HandedOff(task),
             None => {
                 self.recorder().searching();
+                self.flight().searching();
                 Idle::Woken
             }
         }

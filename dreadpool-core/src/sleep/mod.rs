@@ -25,6 +25,7 @@
 mod parker;
 
 use crate::queue::Injector;
+use crate::recorder::WakerLog;
 use crate::sync::atomic::fence;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{lock, Mutex};
@@ -53,11 +54,14 @@ pub(crate) struct Sleep {
     /// caches are the warmest).
     idle: Mutex<Vec<usize>>,
     parkers: Box<[Parker]>,
+    /// Notes who woke whom for the flight recorder (nothing without it).
+    waker_log: WakerLog,
 }
 
 impl Sleep {
-    pub(crate) fn new(workers: usize) -> Self {
+    pub(crate) fn new(workers: usize, waker_log: WakerLog) -> Self {
         Sleep {
+            waker_log,
             state: AtomicU64::new(0),
             idle: Mutex::new(Vec::with_capacity(workers)),
             parkers: (0..workers).map(|_| Parker::new()).collect(),
@@ -124,6 +128,7 @@ impl Sleep {
             match self.parkers[index].hand_off_if_waiting(task, claim) {
                 Ok(()) => {
                     drop(idle);
+                    self.waker_log.unparking(index);
                     self.parkers[index].notify();
                     return;
                 }
@@ -135,6 +140,7 @@ impl Sleep {
             Some(index) => {
                 self.became_searcher();
                 drop(idle);
+                self.waker_log.unparking(index);
                 self.parkers[index].unpark();
             }
             None => {
@@ -192,6 +198,7 @@ impl Sleep {
             woken
         };
         if let Some(index) = woken {
+            self.waker_log.unparking(index);
             self.parkers[index].unpark();
         }
     }
@@ -212,6 +219,7 @@ impl Sleep {
             }
         };
         if found {
+            self.waker_log.unparking(index);
             self.parkers[index].unpark();
         }
     }
@@ -232,6 +240,7 @@ impl Sleep {
             woken
         };
         for index in woken {
+            self.waker_log.unparking(index);
             self.parkers[index].unpark();
         }
     }
@@ -339,7 +348,7 @@ mod tests {
 
     #[test]
     fn a_waiting_sleeper_of_an_idle_pool_is_handed_the_task() {
-        let sleep = Arc::new(Sleep::new(1));
+        let sleep = Arc::new(Sleep::new(1, WakerLog::none()));
         let global = Injector::new();
         let worker = parked(&sleep, 0);
         let ran = Arc::new(AtomicBool::new(false));
@@ -360,7 +369,7 @@ mod tests {
 
     #[test]
     fn a_sleeper_still_taking_its_second_look_finds_the_task_in_the_global_queue() {
-        let sleep = Sleep::new(1);
+        let sleep = Sleep::new(1, WakerLog::none());
         let global = Injector::new();
         sleep.register_sleeper(0, false);
         let ran = Arc::new(AtomicBool::new(false));
@@ -375,7 +384,7 @@ mod tests {
 
     #[test]
     fn a_pool_with_a_worker_awake_gets_the_usual_path() {
-        let sleep = Arc::new(Sleep::new(2));
+        let sleep = Arc::new(Sleep::new(2, WakerLog::none()));
         let global = Injector::new();
         let worker = parked(&sleep, 0);
         let ran = Arc::new(AtomicBool::new(false));
@@ -389,7 +398,7 @@ mod tests {
 
     #[test]
     fn a_searcher_holds_back_the_handoff() {
-        let sleep = Arc::new(Sleep::new(2));
+        let sleep = Arc::new(Sleep::new(2, WakerLog::none()));
         let global = Injector::new();
         let first = parked(&sleep, 0);
         let second = parked(&sleep, 1);

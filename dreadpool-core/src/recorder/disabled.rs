@@ -1,0 +1,106 @@
+//! The empty flight recorder, compiled without the `recorder` feature: the
+//! same signatures as `enabled.rs`, every body empty, so call sites need no
+//! `cfg` and the optimiser removes them entirely.
+
+use crate::task::Task;
+use std::time::Duration;
+
+/// Never: without the recorder no task needs an identity.
+#[inline(always)]
+pub(crate) fn boxes_every_task() -> bool {
+    false
+}
+
+/// Nothing to configure.
+#[derive(Clone, Default)]
+pub(crate) struct RecorderConfig;
+
+/// No recorder.
+pub(crate) struct FlightRecorder;
+
+#[allow(clippy::unused_self)]
+impl FlightRecorder {
+    pub(crate) fn new(_pool_name: &str, _workers: usize, _config: RecorderConfig) -> Self {
+        FlightRecorder
+    }
+    #[inline(always)]
+    pub(crate) fn worker(&self, _index: usize) -> WorkerTrack<'_> {
+        WorkerTrack(std::marker::PhantomData)
+    }
+    #[inline(always)]
+    pub(crate) fn outside_spawn(&self, _task: &Task, _inbox: Option<usize>) {}
+    pub(crate) fn waker_log(&self) -> WakerLog {
+        WakerLog
+    }
+    #[inline(always)]
+    pub(crate) fn observed_latency(&self, _schedule_delay: Duration, _run_time: Duration) {}
+    #[inline(always)]
+    pub(crate) fn observed_panic(&self) {}
+    pub(crate) fn pool_id(&self) -> u64 {
+        0
+    }
+}
+
+/// No recorder: records nothing.
+pub(crate) struct WorkerTrack<'a>(std::marker::PhantomData<&'a ()>);
+
+#[allow(clippy::unused_self)]
+impl WorkerTrack<'_> {
+    #[inline(always)]
+    pub(crate) fn records_tasks(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    pub(crate) fn spawned_local(&self, _task: &Task) {}
+    #[inline(always)]
+    pub(crate) fn spawned_inbox(&self, _task: &Task, _worker: usize) {}
+    #[inline(always)]
+    pub(crate) fn run_begin(&self, _id: u64) {}
+    #[inline(always)]
+    pub(crate) fn run_end(&self, _id: u64, _panicked: bool) {}
+    #[inline(always)]
+    pub(crate) fn pulled_global(&self, _batch: usize, _local_depth: impl FnOnce() -> usize) {}
+    #[inline(always)]
+    pub(crate) fn stole(
+        &self,
+        _victim: usize,
+        _batch: usize,
+        _local_depth: impl FnOnce() -> usize,
+    ) {
+    }
+    #[inline(always)]
+    pub(crate) fn running(&self) {}
+    #[inline(always)]
+    pub(crate) fn searching(&self) {}
+    #[inline(always)]
+    pub(crate) fn sleeping(&self) {}
+    #[inline(always)]
+    pub(crate) fn respawning(&self) {}
+    #[inline(always)]
+    pub(crate) fn stopped(&self) {}
+    #[inline(always)]
+    pub(crate) fn woken(&self, _handoff: bool) {}
+    #[inline(always)]
+    pub(crate) fn noop_wakeup(&self) {}
+    #[inline(always)]
+    pub(crate) fn respawned(&self) {}
+    #[inline(always)]
+    pub(crate) fn panicked(&self, _id: u64) {}
+    #[inline(always)]
+    pub(crate) fn wait_begin(&self) {}
+    #[inline(always)]
+    pub(crate) fn wait_end(&self) {}
+}
+
+/// No recorder: notes no wake.
+pub(crate) struct WakerLog;
+
+#[allow(clippy::unused_self)]
+impl WakerLog {
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn none() -> Self {
+        WakerLog
+    }
+    #[inline(always)]
+    pub(crate) fn unparking(&self, _index: usize) {}
+}

@@ -1,0 +1,532 @@
+//! The real flight recorder, compiled with the `recorder` feature.
+//!
+//! Each worker seat has a [`Ring`] that only the thread in that seat writes
+//! (a replacement thread takes the seat, and its ring, after its predecessor
+//! stopped writing: the thread spawn orders them). A thread outside the pool
+//! that spawns into it or wakes one of its workers writes into a ring of its
+//! own, made on its first such event and kept in a process-wide list for the
+//! pool's recordings to find. No event takes a lock, allocates or makes a
+//! syscall once its ring exists: a level check, a clock read and four
+//! stores (`ring.rs`).
+
+use super::clock::{self, Conversion};
+use super::event::{self, pack};
+use super::level::RecordLevel;
+use super::recording::{merge, Recording, Track, TrackEvents};
+use super::ring::{Copied, Ring};
+use super::trigger::{RecordTrigger, TriggerState};
+use super::DEFAULT_RECORD_CAPACITY;
+use crate::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use crate::sync::{lock, Arc, Mutex};
+use crate::task::Task;
+use crossbeam_utils::CachePadded;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{OnceLock, Weak};
+use std::time::Duration;
+
+/// Pools now recording at `Tasks` level, process-wide: while any is, every
+/// new task is boxed so that it has an identity (see `Task::record_id`).
+static POOLS_RECORDING_TASKS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether new tasks must be boxed for their identity. One relaxed load on
+/// each spawn of a closure that would be stored inline.
+#[inline(always)]
+pub(crate) fn boxes_every_task() -> bool {
+    POOLS_RECORDING_TASKS.load(Ordering::Relaxed) != 0
+}
+
+/// What a pool's recorder needs to be made.
+#[derive(Clone, Default)]
+pub(crate) struct RecorderConfig {
+    pub(crate) level: Option<RecordLevel>,
+    pub(crate) capacity: Option<usize>,
+    pub(crate) trigger: Option<RecordTrigger>,
+}
+
+/// What the recorder's rings share with whoever takes a recording (the
+/// pool, a trigger's thread).
+struct Shared {
+    /// Tells this pool's outside rings apart from other pools'.
+    pool_id: u64,
+    pool_name: String,
+    level: AtomicU8,
+    capacity: usize,
+    /// One ring per worker seat, made at build if the level is not `Off`,
+    /// else when recording is first switched on.
+    rings: OnceLock<Box<[CachePadded<Ring>]>>,
+    trigger: Option<TriggerState>,
+}
+
+/// A pool's flight recorder.
+pub(crate) struct FlightRecorder {
+    shared: Arc<Shared>,
+    workers: usize,
+}
+
+static NEXT_POOL_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl FlightRecorder {
+    pub(crate) fn new(pool_name: &str, workers: usize, config: RecorderConfig) -> Self {
+        clock::start();
+        let level = config.level.unwrap_or_default();
+        let recorder = FlightRecorder {
+            shared: Arc::new(Shared {
+                pool_id: NEXT_POOL_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                pool_name: pool_name.to_owned(),
+                level: AtomicU8::new(RecordLevel::Off.as_u8()),
+                capacity: config.capacity.unwrap_or(DEFAULT_RECORD_CAPACITY),
+                rings: OnceLock::new(),
+                trigger: config.trigger.map(TriggerState::new),
+            }),
+            workers,
+        };
+        recorder.set_level(level);
+        recorder
+    }
+
+    /// The level now.
+    pub(crate) fn level(&self) -> RecordLevel {
+        RecordLevel::from_u8(self.shared.level.load(Ordering::Relaxed))
+    }
+
+    /// Switches the level; the rings are made on first use.
+    pub(crate) fn set_level(&self, level: RecordLevel) {
+        if level != RecordLevel::Off {
+            self.shared.rings.get_or_init(|| {
+                (0..self.workers)
+                    .map(|_| CachePadded::new(Ring::new(self.shared.capacity)))
+                    .collect()
+            });
+        }
+        // Boxing switched on before the level says Tasks (and off after it
+        // stops saying so), so that every task spawned while a worker
+        // records spawns has an identity.
+        let tasks = RecordLevel::Tasks.as_u8();
+        let new = level.as_u8();
+        if new == tasks {
+            let old = self.shared.level.load(Ordering::Relaxed);
+            if old != tasks {
+                POOLS_RECORDING_TASKS.fetch_add(1, Ordering::SeqCst);
+            }
+            self.shared.level.store(new, Ordering::SeqCst);
+        } else {
+            let old = self.shared.level.swap(new, Ordering::SeqCst);
+            if old == tasks {
+                POOLS_RECORDING_TASKS.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Worker `index`'s track, for the worker in that seat to write.
+    #[inline(always)]
+    pub(crate) fn worker(&self, index: usize) -> WorkerTrack<'_> {
+        WorkerTrack {
+            shared: &self.shared,
+            index,
+        }
+    }
+
+    /// A spawn by a thread outside the pool (at `Tasks` level).
+    #[inline(always)]
+    pub(crate) fn outside_spawn(&self, task: &Task, inbox: Option<usize>) {
+        if self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8() {
+            let (queue, worker) = match inbox {
+                Some(worker) => (event::QUEUE_INBOX, worker as u32),
+                None => (event::QUEUE_GLOBAL, 0),
+            };
+            let raw = pack(clock::now(), event::SPAWN, queue, worker, task.record_id());
+            push_outside(&self.shared, raw);
+        }
+    }
+
+    /// The recorder's shared part, for the sleep module to note wakes.
+    pub(crate) fn waker_log(&self) -> WakerLog {
+        WakerLog {
+            shared: Some(Arc::clone(&self.shared)),
+        }
+    }
+
+    /// A sampled task's schedule delay and run time, for the triggers.
+    pub(crate) fn observed_latency(&self, schedule_delay: Duration, run_time: Duration) {
+        if let Some(trigger) = &self.shared.trigger {
+            if let Some(reason) = trigger.latency_crossed(schedule_delay, run_time) {
+                self.fire(reason);
+            }
+        }
+    }
+
+    /// A task (or a thread handler) panicked, for the triggers.
+    pub(crate) fn observed_panic(&self) {
+        if let Some(trigger) = &self.shared.trigger {
+            if trigger.fires_on_panic() {
+                self.fire("panic");
+            }
+        }
+    }
+
+    /// Takes a recording and hands it to the trigger's sink on a thread of
+    /// its own, if the trigger's interval allows one now: the worker that
+    /// saw the reason goes straight back to work.
+    #[cold]
+    fn fire(&self, reason: &'static str) {
+        let Some(trigger) = &self.shared.trigger else {
+            return;
+        };
+        if !trigger.claim() {
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        let workers = self.workers;
+        let spawned = std::thread::Builder::new()
+            .name(format!("{}-recorder", shared.pool_name))
+            .spawn(move || {
+                let recording = take(&shared, workers);
+                if let Some(trigger) = &shared.trigger {
+                    trigger.deliver(recording, reason);
+                }
+            });
+        if spawned.is_err() {
+            // No thread for it: this trigger is skipped (the next one may
+            // fire after the interval).
+        }
+    }
+
+    /// A recording of what the rings hold now.
+    pub(crate) fn recording(&self) -> Recording {
+        take(&self.shared, self.workers)
+    }
+}
+
+impl Drop for FlightRecorder {
+    fn drop(&mut self) {
+        // Stop counting this pool as one that needs every task boxed.
+        self.set_level(RecordLevel::Off);
+        // Its outside rings go with it (a trigger's thread may still hold
+        // the shared part; it finds no outside events then).
+        let pool_id = self.shared.pool_id;
+        lock(&OUTSIDE).retain(|ring| ring.pool_id != pool_id);
+    }
+}
+
+/// Copies every ring of the pool (its workers' and the outside threads'
+/// for it) and merges them.
+fn take(shared: &Shared, workers: usize) -> Recording {
+    let conversion = Conversion::measure();
+    let taken_at_ns = conversion.nanos(clock::now());
+    let mut tracks = Vec::new();
+    let mut lost = 0;
+    let mut timed = |track: Track, copied: Copied| {
+        lost += copied.lost;
+        let events = copied
+            .events
+            .into_iter()
+            .map(|raw| {
+                let unpacked = event::unpack(raw);
+                (conversion.nanos(unpacked.ticks), unpacked)
+            })
+            .collect();
+        tracks.push(TrackEvents { track, events });
+    };
+    if let Some(rings) = shared.rings.get() {
+        for (index, ring) in rings.iter().enumerate() {
+            timed(Track::Worker(index), ring.copy());
+        }
+    }
+    let mut outside_names = Vec::new();
+    for ring in outside_rings(shared.pool_id) {
+        timed(Track::Outside(outside_names.len()), ring.ring.copy());
+        outside_names.push(ring.name.clone());
+    }
+    let level = RecordLevel::from_u8(shared.level.load(Ordering::Relaxed));
+    let worker_names = (0..workers)
+        .map(|i| format!("{}-{i}", shared.pool_name))
+        .collect();
+    Recording {
+        pool: shared.pool_name.clone(),
+        level,
+        worker_names,
+        outside_names,
+        events: merge(tracks),
+        lost,
+        taken_at_ns,
+    }
+}
+
+/// A worker seat's view of the recorder. Only the thread in the seat may
+/// call its methods (its ring has one writer).
+pub(crate) struct WorkerTrack<'a> {
+    shared: &'a Shared,
+    index: usize,
+}
+
+impl WorkerTrack<'_> {
+    /// Whether events of `level` are recorded now.
+    #[inline(always)]
+    fn records(&self, level: RecordLevel) -> bool {
+        self.shared.level.load(Ordering::Relaxed) >= level.as_u8()
+    }
+
+    /// Records an event if the level is at least `level`.
+    #[inline(always)]
+    fn record(&self, level: RecordLevel, kind: u8, a: u32, b: u32, c: u64) {
+        if self.records(level) {
+            self.push(kind, a, b, c);
+        }
+    }
+
+    #[inline(always)]
+    fn push(&self, kind: u8, a: u32, b: u32, c: u64) {
+        if let Some(rings) = self.shared.rings.get() {
+            rings[self.index].push(pack(clock::now(), kind, a, b, c));
+        }
+    }
+
+    /// Whether task events are recorded now: the run path reads a task's
+    /// identity only then.
+    #[inline(always)]
+    pub(crate) fn records_tasks(&self) -> bool {
+        self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
+    }
+
+    #[inline(always)]
+    pub(crate) fn spawned_local(&self, task: &Task) {
+        if self.records_tasks() {
+            self.push(event::SPAWN, event::QUEUE_LOCAL, 0, task.record_id());
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn spawned_inbox(&self, task: &Task, worker: usize) {
+        if self.records_tasks() {
+            self.push(
+                event::SPAWN,
+                event::QUEUE_INBOX,
+                worker as u32,
+                task.record_id(),
+            );
+        }
+    }
+
+    /// A task is about to run; `id` from `Task::record_id` (0 when task
+    /// events are not recorded).
+    #[inline(always)]
+    pub(crate) fn run_begin(&self, id: u64) {
+        self.record(RecordLevel::Tasks, event::RUN_BEGIN, 0, 0, id);
+    }
+
+    #[inline(always)]
+    pub(crate) fn run_end(&self, id: u64, panicked: bool) {
+        self.record(
+            RecordLevel::Tasks,
+            event::RUN_END,
+            u32::from(panicked),
+            0,
+            id,
+        );
+    }
+
+    pub(crate) fn pulled_global(&self, batch: usize, local_depth: impl FnOnce() -> usize) {
+        if self.records(RecordLevel::Scheduler) {
+            let depth = local_depth() as u64;
+            self.push(event::GLOBAL_PULL, 0, batch as u32, depth);
+        }
+    }
+
+    pub(crate) fn stole(&self, victim: usize, batch: usize, local_depth: impl FnOnce() -> usize) {
+        if self.records(RecordLevel::Scheduler) {
+            let depth = local_depth() as u64;
+            self.push(event::STEAL, victim as u32, batch as u32, depth);
+        }
+    }
+
+    fn state(&self, state: u32) {
+        self.record(RecordLevel::Scheduler, event::STATE, state, 0, 0);
+    }
+
+    pub(crate) fn running(&self) {
+        self.state(event::RUNNING);
+    }
+
+    pub(crate) fn searching(&self) {
+        self.state(event::SEARCHING);
+    }
+
+    pub(crate) fn sleeping(&self) {
+        self.state(event::SLEEPING);
+    }
+
+    pub(crate) fn respawning(&self) {
+        self.state(event::RESPAWNING);
+    }
+
+    pub(crate) fn stopped(&self) {
+        self.state(event::STOPPED);
+    }
+
+    pub(crate) fn woken(&self, handoff: bool) {
+        self.record(
+            RecordLevel::Scheduler,
+            event::WAKE,
+            u32::from(handoff),
+            0,
+            0,
+        );
+    }
+
+    pub(crate) fn noop_wakeup(&self) {
+        self.record(RecordLevel::Scheduler, event::NOOP_WAKEUP, 0, 0, 0);
+    }
+
+    pub(crate) fn respawned(&self) {
+        self.record(RecordLevel::Scheduler, event::RESPAWN, 0, 0, 0);
+    }
+
+    pub(crate) fn panicked(&self, id: u64) {
+        self.record(RecordLevel::Scheduler, event::PANIC, 0, 0, id);
+    }
+
+    pub(crate) fn wait_begin(&self) {
+        self.record(RecordLevel::Scheduler, event::WAIT_BEGIN, 0, 0, 0);
+    }
+
+    pub(crate) fn wait_end(&self) {
+        self.record(RecordLevel::Scheduler, event::WAIT_END, 0, 0, 0);
+    }
+}
+
+/// What the sleep module holds to note who woke a worker.
+pub(crate) struct WakerLog {
+    shared: Option<Arc<Shared>>,
+}
+
+impl WakerLog {
+    /// A log that notes nothing (for the sleep module's own tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn none() -> Self {
+        WakerLog { shared: None }
+    }
+
+    /// The calling thread is about to wake worker `index`: recorded on the
+    /// caller's track (its own worker ring if it is one of this pool's
+    /// workers, else its outside ring).
+    pub(crate) fn unparking(&self, index: usize) {
+        let Some(shared) = self.shared.as_deref() else {
+            return;
+        };
+        if shared.level.load(Ordering::Relaxed) < RecordLevel::Scheduler.as_u8() {
+            return;
+        }
+        let raw = pack(clock::now(), event::UNPARK, index as u32, 0, 0);
+        match crate::worker::current_index_in_pool(shared.pool_id) {
+            Some(me) => {
+                if let Some(rings) = shared.rings.get() {
+                    rings[me].push(raw);
+                }
+            }
+            None => push_outside(shared, raw),
+        }
+    }
+}
+
+/// The pool's id, for the worker's thread-local check.
+impl FlightRecorder {
+    pub(crate) fn pool_id(&self) -> u64 {
+        self.shared.pool_id
+    }
+}
+
+/// A ring of a thread outside the pool, for one pool.
+struct OutsideRing {
+    pool_id: u64,
+    name: String,
+    ring: Ring,
+    /// Cleared when the thread ends; dead rings are kept (their events may
+    /// still matter to the next recording) up to `DEAD_RINGS_KEPT`.
+    alive: AtomicBool,
+}
+
+/// Events per outside thread and pool: outside threads spawn and wake less
+/// than workers run.
+const OUTSIDE_CAPACITY: usize = 1 << 12;
+/// Rings of ended threads kept for later recordings.
+const DEAD_RINGS_KEPT: usize = 64;
+
+static OUTSIDE: Mutex<Vec<Arc<OutsideRing>>> = Mutex::new(Vec::new());
+
+/// This thread's outside rings, by pool; marks them dead when it ends. The
+/// process-wide list owns them (until their pool is dropped, or their thread
+/// ended long ago), so a long-lived thread that spawns into many short-lived
+/// pools keeps none of theirs alive.
+struct MyRings(HashMap<u64, Weak<OutsideRing>>);
+
+impl Drop for MyRings {
+    fn drop(&mut self) {
+        for ring in self.0.values().filter_map(Weak::upgrade) {
+            ring.alive.store(false, Ordering::Relaxed);
+        }
+    }
+}
+
+thread_local! {
+    static MY_RINGS: RefCell<MyRings> = RefCell::new(MyRings(HashMap::new()));
+}
+
+/// Writes `raw` into this thread's ring for `shared`'s pool, making the ring
+/// on first use (the only lock and allocation, once per thread and pool).
+fn push_outside(shared: &Shared, raw: [u64; 3]) {
+    let _ = MY_RINGS.try_with(|mine| {
+        let mut mine = mine.borrow_mut();
+        if let Some(ring) = mine.0.get(&shared.pool_id).and_then(Weak::upgrade) {
+            ring.ring.push(raw);
+            return;
+        }
+        // Forget rings whose pools are gone, then make this one.
+        mine.0.retain(|_, ring| ring.strong_count() > 0);
+        let ring = register_outside(shared.pool_id);
+        ring.ring.push(raw);
+        mine.0.insert(shared.pool_id, Arc::downgrade(&ring));
+    });
+}
+
+#[cold]
+fn register_outside(pool_id: u64) -> Arc<OutsideRing> {
+    let thread = std::thread::current();
+    let name = match thread.name() {
+        Some(name) => name.to_owned(),
+        None => format!("{:?}", thread.id()),
+    };
+    let ring = Arc::new(OutsideRing {
+        pool_id,
+        name,
+        ring: Ring::new(OUTSIDE_CAPACITY),
+        alive: AtomicBool::new(true),
+    });
+    let mut all = lock(&OUTSIDE);
+    let dead = all
+        .iter()
+        .filter(|r| !r.alive.load(Ordering::Relaxed))
+        .count();
+    if dead >= DEAD_RINGS_KEPT {
+        // Drop the oldest dead ones (the list is in registration order).
+        let mut to_drop = dead + 1 - DEAD_RINGS_KEPT;
+        all.retain(|r| {
+            if to_drop > 0 && !r.alive.load(Ordering::Relaxed) {
+                to_drop -= 1;
+                false
+            } else {
+                true
+            }
+        });
+    }
+    all.push(Arc::clone(&ring));
+    ring
+}
+
+fn outside_rings(pool_id: u64) -> Vec<Arc<OutsideRing>> {
+    lock(&OUTSIDE)
+        .iter()
+        .filter(|r| r.pool_id == pool_id)
+        .cloned()
+        .collect()
+}

@@ -1,0 +1,122 @@
+//! The compact form of an event in a ring, and its decoding.
+//!
+//! Three words: the timestamp in clock ticks; the kind in the low byte with
+//! two small arguments above it (`a`, 24 bits, and `b`, 32 bits); and a
+//! third argument, usually the task's identity (the address of its boxed
+//! closure, unique while the task lives: see `Task::record_id`).
+
+use super::recording::{EventKind, SpawnQueue, WorkerActivity};
+use super::ring::RawEvent;
+
+pub(crate) const SPAWN: u8 = 1;
+pub(crate) const RUN_BEGIN: u8 = 2;
+pub(crate) const RUN_END: u8 = 3;
+pub(crate) const GLOBAL_PULL: u8 = 4;
+pub(crate) const STEAL: u8 = 5;
+pub(crate) const STATE: u8 = 6;
+pub(crate) const WAKE: u8 = 7;
+pub(crate) const NOOP_WAKEUP: u8 = 8;
+pub(crate) const UNPARK: u8 = 9;
+pub(crate) const RESPAWN: u8 = 10;
+pub(crate) const PANIC: u8 = 11;
+pub(crate) const WAIT_BEGIN: u8 = 12;
+pub(crate) const WAIT_END: u8 = 13;
+
+/// Spawn queues, as `a` of a `SPAWN`.
+pub(crate) const QUEUE_LOCAL: u32 = 0;
+pub(crate) const QUEUE_GLOBAL: u32 = 1;
+pub(crate) const QUEUE_INBOX: u32 = 2;
+
+/// Worker activities, as `a` of a `STATE`.
+pub(crate) const RUNNING: u32 = 0;
+pub(crate) const SEARCHING: u32 = 1;
+pub(crate) const SLEEPING: u32 = 2;
+pub(crate) const RESPAWNING: u32 = 3;
+pub(crate) const STOPPED: u32 = 4;
+
+const A_MAX: u64 = (1 << 24) - 1;
+
+/// Packs an event.
+#[inline(always)]
+pub(crate) fn pack(ticks: u64, kind: u8, a: u32, b: u32, c: u64) -> RawEvent {
+    let a = u64::from(a).min(A_MAX);
+    [ticks, u64::from(kind) | (a << 8) | (u64::from(b) << 32), c]
+}
+
+/// An event unpacked, before task ids are matched up.
+pub(crate) struct Unpacked {
+    pub(crate) ticks: u64,
+    pub(crate) kind: u8,
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+    pub(crate) c: u64,
+}
+
+pub(crate) fn unpack(raw: RawEvent) -> Unpacked {
+    Unpacked {
+        ticks: raw[0],
+        kind: (raw[1] & 0xff) as u8,
+        a: ((raw[1] >> 8) & A_MAX) as u32,
+        b: (raw[1] >> 32) as u32,
+        c: raw[2],
+    }
+}
+
+/// The public form of an unpacked event whose task identities have been
+/// resolved by `task` (raw identity to id). `None` for a word that is not
+/// an event (a ring slot never written, or an unknown kind).
+pub(crate) fn decode(
+    event: &Unpacked,
+    mut task: impl FnMut(u8, u64) -> Option<u64>,
+) -> Option<EventKind> {
+    let kind = match event.kind {
+        SPAWN => EventKind::Spawn {
+            task: task(SPAWN, event.c)?,
+            queue: match event.a {
+                QUEUE_LOCAL => SpawnQueue::Local,
+                QUEUE_INBOX => SpawnQueue::Inbox {
+                    worker: event.b as usize,
+                },
+                _ => SpawnQueue::Global,
+            },
+        },
+        RUN_BEGIN => EventKind::RunBegin {
+            task: task(RUN_BEGIN, event.c),
+        },
+        RUN_END => EventKind::RunEnd {
+            task: task(RUN_END, event.c),
+            panicked: event.a != 0,
+        },
+        GLOBAL_PULL => EventKind::GlobalPull {
+            batch: event.b,
+            local_depth: event.c,
+        },
+        STEAL => EventKind::Steal {
+            victim: event.a as usize,
+            batch: event.b,
+            local_depth: event.c,
+        },
+        STATE => EventKind::State(match event.a {
+            RUNNING => WorkerActivity::Running,
+            SEARCHING => WorkerActivity::Searching,
+            SLEEPING => WorkerActivity::Sleeping,
+            RESPAWNING => WorkerActivity::Respawning,
+            _ => WorkerActivity::Stopped,
+        }),
+        WAKE => EventKind::Wake {
+            handoff: event.a != 0,
+        },
+        NOOP_WAKEUP => EventKind::NoopWakeup,
+        UNPARK => EventKind::Unpark {
+            worker: event.a as usize,
+        },
+        RESPAWN => EventKind::Respawn,
+        PANIC => EventKind::Panic {
+            task: task(PANIC, event.c),
+        },
+        WAIT_BEGIN => EventKind::WaitBegin,
+        WAIT_END => EventKind::WaitEnd,
+        _ => return None,
+    };
+    Some(kind)
+}

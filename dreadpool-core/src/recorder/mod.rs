@@ -1,0 +1,65 @@
+//! The flight recorder: a timeline of the scheduler, kept in per-worker
+//! rings of fixed-size events and copied out on demand.
+//!
+//! Twin modules with identical signatures, the real `enabled` with the
+//! `recorder` feature and the empty `disabled` without, so that no call site
+//! carries a `cfg` and a disabled feature compiles to nothing (as `metrics/`
+//! does).
+//!
+//! - `ring.rs`: the single-writer ring and its torn-read-free copy;
+//! - `clock.rs`: the timestamp counter and its conversion at dump time;
+//! - `event.rs`: an event's three words;
+//! - `enabled.rs`: the pool's recorder, its workers' tracks, outside
+//!   threads' rings;
+//! - `recording.rs`: the public `Recording` and the merge of the rings;
+//! - `perfetto.rs`, `chrome_json.rs`: the two output formats;
+//! - `trigger.rs`: writing a recording by itself on a panic or a slow task.
+
+#[cfg(feature = "recorder")]
+mod enabled;
+#[cfg(feature = "recorder")]
+pub(crate) use enabled::*;
+
+#[cfg(not(feature = "recorder"))]
+mod disabled;
+#[cfg(not(feature = "recorder"))]
+pub(crate) use disabled::*;
+
+// The ring is compiled under loom too, for its model (`tests/loom.rs`).
+#[cfg(any(feature = "recorder", loom))]
+pub(crate) mod ring;
+
+#[cfg(feature = "recorder")]
+mod chrome_json;
+#[cfg(feature = "recorder")]
+mod clock;
+#[cfg(feature = "recorder")]
+mod event;
+#[cfg(feature = "recorder")]
+mod level;
+#[cfg(feature = "recorder")]
+mod perfetto;
+#[cfg(feature = "recorder")]
+mod recording;
+#[cfg(feature = "recorder")]
+mod trigger;
+
+#[cfg(feature = "recorder")]
+pub use level::RecordLevel;
+#[cfg(feature = "recorder")]
+pub use recording::{EventKind, RecordedEvent, Recording, SpawnQueue, Track, WorkerActivity};
+#[cfg(feature = "recorder")]
+pub use trigger::RecordTrigger;
+
+/// The default ring size, in events per worker: 65,536 events of 24 bytes,
+/// 1.5 MiB per worker (allocated once; pages are touched only as events
+/// fill them). At `Scheduler` level a busy worker records a few thousand
+/// events a second, so the ring covers tens of seconds; at `Tasks` level
+/// about three events per task, so a worker running 1 us tasks keeps its
+/// last 20 ms or so, and one running 100 us tasks its last 2 s.
+pub const DEFAULT_RECORD_CAPACITY: usize = 1 << 16;
+
+/// The largest ring a worker may have: 2^28 events, 6 GiB. More is a
+/// mistake (a ring is allocated for each worker).
+#[cfg(feature = "recorder")]
+pub(crate) const MAX_RECORD_CAPACITY: usize = 1 << 28;

@@ -1,0 +1,313 @@
+//! A recording: the events the flight recorder kept, in time order, ready
+//! to inspect or to write out for Perfetto.
+
+use super::event::{self, Unpacked};
+use super::level::RecordLevel;
+use std::collections::HashMap;
+use std::fmt;
+
+/// What a worker was doing, as its `State` events say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WorkerActivity {
+    /// Running tasks.
+    Running,
+    /// Looking for work: in the queues, in its peers' queues.
+    Searching,
+    /// Asleep, waiting to be woken.
+    Sleeping,
+    /// Its thread panicked and is handing the seat to a new thread.
+    Respawning,
+    /// The pool shut down and the worker exited.
+    Stopped,
+}
+
+/// Where a spawned task was queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpawnQueue {
+    /// The spawning worker's own queue (a spawn from one of the pool's
+    /// tasks).
+    Local,
+    /// The pool's global queue (a spawn from outside the pool), or handed
+    /// straight to a sleeping worker (its `Wake` event says `handoff`).
+    Global,
+    /// A worker's inbox: a task for that worker alone (`broadcast`).
+    Inbox {
+        /// The worker it is for.
+        worker: usize,
+    },
+}
+
+/// One recorded event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A task was spawned (recorded at [`RecordLevel::Tasks`]).
+    Spawn {
+        /// The task's id in this recording: its `RunBegin` carries the same.
+        task: u64,
+        /// Where it was queued.
+        queue: SpawnQueue,
+    },
+    /// A task began to run (at [`RecordLevel::Tasks`]). `task` is `None`
+    /// for a task spawned while the level was lower (it has no identity).
+    RunBegin {
+        /// The id its `Spawn` carries, if it has one.
+        task: Option<u64>,
+    },
+    /// A task finished running.
+    RunEnd {
+        /// As in `RunBegin`.
+        task: Option<u64>,
+        /// Whether it panicked.
+        panicked: bool,
+    },
+    /// The worker took tasks from the global queue.
+    GlobalPull {
+        /// Tasks taken (0 when the `metrics` feature, which counts batches,
+        /// is off).
+        batch: u32,
+        /// Its local queue's depth right after.
+        local_depth: u64,
+    },
+    /// The worker stole tasks from a peer.
+    Steal {
+        /// The peer's index.
+        victim: usize,
+        /// Tasks taken (0 when the `metrics` feature is off).
+        batch: u32,
+        /// Its local queue's depth right after.
+        local_depth: u64,
+    },
+    /// The worker changed what it was doing.
+    State(WorkerActivity),
+    /// The worker woke from sleep.
+    Wake {
+        /// Whether it was handed a task with the wake (a spawn from outside
+        /// into a pool whose every worker slept).
+        handoff: bool,
+    },
+    /// A wakeup that found no work.
+    NoopWakeup,
+    /// This track (a worker, or an outside thread) woke a worker.
+    Unpark {
+        /// The worker woken.
+        worker: usize,
+    },
+    /// A new thread took over this worker's seat after a panic.
+    Respawn,
+    /// A task panicked on this worker.
+    Panic {
+        /// The task, if it has an id.
+        task: Option<u64>,
+    },
+    /// A task on this worker began waiting (a `join` on a handle, a scope's
+    /// end, a broadcast): the worker runs other tasks meanwhile.
+    WaitBegin,
+    /// That wait ended.
+    WaitEnd,
+}
+
+/// Whose timeline an event is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Track {
+    /// A worker, by index.
+    Worker(usize),
+    /// A thread outside the pool that spawned into it, by its index in
+    /// [`Recording::outside_threads`].
+    Outside(usize),
+}
+
+/// An event with its time and track.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RecordedEvent {
+    /// Nanoseconds since the process's recorder clock started (the first
+    /// pool with a flight recorder).
+    pub time_ns: u64,
+    /// The worker or thread it happened on.
+    pub track: Track,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// A recording of a pool's recent scheduler activity, from
+/// [`ThreadPool::recording`](crate::ThreadPool::recording).
+///
+/// It holds the events every worker's ring kept (the newest
+/// [`with_record_capacity`](crate::ThreadPoolBuilder::with_record_capacity)
+/// events per worker), and the spawns that threads outside the pool made
+/// into it, merged in time order. Write it for
+/// [ui.perfetto.dev](https://ui.perfetto.dev) with
+/// [`write_perfetto`](Self::write_perfetto) (Perfetto's protobuf trace) or
+/// [`write_chrome_json`](Self::write_chrome_json) (the Chrome JSON trace
+/// event format), or look at [`events`](Self::events) directly.
+///
+/// ```
+/// use dreadpool::{EventKind, RecordLevel, ThreadPoolBuilder, Track};
+///
+/// let pool = ThreadPoolBuilder::new()
+///     .with_threads(2)
+///     .with_record_level(RecordLevel::Tasks)
+///     .build();
+/// pool.spawn(|| {});
+/// pool.join();
+/// let recording = pool.recording();
+/// let spawn = recording.events().iter().find_map(|e| match e.kind {
+///     EventKind::Spawn { task, .. } => Some(task),
+///     _ => None,
+/// });
+/// let ran = recording.events().iter().find_map(|e| match (e.track, e.kind) {
+///     (Track::Worker(_), EventKind::RunBegin { task }) => task,
+///     _ => None,
+/// });
+/// assert_eq!(spawn, ran); // the spawn is linked to its run
+/// ```
+#[derive(Clone)]
+pub struct Recording {
+    pub(crate) pool: String,
+    pub(crate) level: RecordLevel,
+    pub(crate) worker_names: Vec<String>,
+    pub(crate) outside_names: Vec<String>,
+    pub(crate) events: Vec<RecordedEvent>,
+    pub(crate) lost: u64,
+    pub(crate) taken_at_ns: u64,
+}
+
+impl Recording {
+    /// A recording made of its parts: for tools that carry one across a
+    /// process boundary (`dreadpool::metrics`' exporter does) and rebuild it
+    /// to write it out. `worker_names[i]` names `Track::Worker(i)`,
+    /// `outside_names[i]` names `Track::Outside(i)`; events are sorted by
+    /// time here.
+    pub fn from_parts(
+        pool: String,
+        level: RecordLevel,
+        worker_names: Vec<String>,
+        outside_names: Vec<String>,
+        mut events: Vec<RecordedEvent>,
+        lost_events: u64,
+        taken_at_ns: u64,
+    ) -> Self {
+        events.sort_by_key(|e| e.time_ns);
+        Recording {
+            pool,
+            level,
+            worker_names,
+            outside_names,
+            events,
+            lost: lost_events,
+            taken_at_ns,
+        }
+    }
+
+    /// The pool's name.
+    pub fn pool(&self) -> &str {
+        &self.pool
+    }
+
+    /// The level the pool was recording at when this was taken.
+    pub fn level(&self) -> RecordLevel {
+        self.level
+    }
+
+    /// The workers' thread names, by index.
+    pub fn worker_names(&self) -> &[String] {
+        &self.worker_names
+    }
+
+    /// The names of the outside threads that spawned into the pool, in the
+    /// order [`Track::Outside`] counts them.
+    pub fn outside_threads(&self) -> &[String] {
+        &self.outside_names
+    }
+
+    /// Every event, oldest first.
+    pub fn events(&self) -> &[RecordedEvent] {
+        &self.events
+    }
+
+    /// Events the rings had overwritten by the time this was taken (the
+    /// older history that no longer fits), or that a writer overwrote while
+    /// they were copied. A recording never contains a torn event.
+    pub fn lost_events(&self) -> u64 {
+        self.lost
+    }
+
+    /// When this was taken, on the events' clock.
+    pub fn taken_at_ns(&self) -> u64 {
+        self.taken_at_ns
+    }
+
+    /// The name of a track.
+    pub fn track_name(&self, track: Track) -> &str {
+        let name = match track {
+            Track::Worker(i) => self.worker_names.get(i),
+            Track::Outside(i) => self.outside_names.get(i),
+        };
+        name.map_or("?", String::as_str)
+    }
+}
+
+impl fmt::Debug for Recording {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Recording")
+            .field("pool", &self.pool)
+            .field("level", &self.level)
+            .field("workers", &self.worker_names.len())
+            .field("outside_threads", &self.outside_names.len())
+            .field("events", &self.events.len())
+            .field("lost_events", &self.lost)
+            .finish()
+    }
+}
+
+/// One ring's events, unpacked and timed, on their track.
+pub(crate) struct TrackEvents {
+    pub(crate) track: Track,
+    pub(crate) events: Vec<(u64, Unpacked)>,
+}
+
+/// Merges the tracks in time order and gives tasks their ids: each `Spawn`
+/// a new one, each run the id of the latest spawn of the same task identity
+/// (identities are addresses, reused only after the task ended, so the
+/// latest spawn before a run is its own).
+pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
+    let mut all: Vec<(u64, Track, Unpacked)> = tracks
+        .into_iter()
+        .flat_map(|t| {
+            let track = t.track;
+            t.events
+                .into_iter()
+                .map(move |(time, event)| (time, track, event))
+        })
+        .collect();
+    // Stable: events of one track at the same instant keep their order. At
+    // equal times a spawn sorts before any other event, so that a run on
+    // another worker stamped in the same tick finds it.
+    all.sort_by_key(|(time, _, event)| (*time, event.kind != event::SPAWN));
+    let mut ids: HashMap<u64, u64> = HashMap::new();
+    let mut next = 0u64;
+    let mut resolve = |kind: u8, raw: u64| -> Option<u64> {
+        if raw == 0 {
+            return None;
+        }
+        if kind == event::SPAWN {
+            next += 1;
+            ids.insert(raw, next);
+            return Some(next);
+        }
+        Some(*ids.entry(raw).or_insert_with(|| {
+            // Spawned before the oldest event kept: an id of its own.
+            next += 1;
+            next
+        }))
+    };
+    all.into_iter()
+        .filter_map(|(time_ns, track, event)| {
+            event::decode(&event, &mut resolve).map(|kind| RecordedEvent {
+                time_ns,
+                track,
+                kind,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,450 @@
+//! The flight recorder, on real threads: what it records at each level,
+//! that spawns link to their runs across workers, that a small ring keeps
+//! only the newest events, and that recordings taken while the pool runs
+//! flat out are whole.
+#![cfg(feature = "recorder")]
+
+use dreadpool_core::{
+    EventKind, RecordLevel, RecordedEvent, Recording, SpawnQueue, ThreadPool, ThreadPoolBuilder,
+    Track, WorkerActivity,
+};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Barrier};
+
+fn pool(threads: usize, level: RecordLevel) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .with_threads(threads)
+        .with_thread_name("rec")
+        .with_record_level(level)
+        .build()
+}
+
+fn kinds(recording: &Recording) -> Vec<EventKind> {
+    recording.events().iter().map(|e| e.kind).collect()
+}
+
+/// Every task's spawn, run begin and run end, by task id.
+#[derive(Default, Debug)]
+struct TaskTimeline {
+    spawn: Option<RecordedEvent>,
+    begin: Option<RecordedEvent>,
+    end: Option<RecordedEvent>,
+}
+
+fn timelines(recording: &Recording) -> HashMap<u64, TaskTimeline> {
+    let mut tasks: HashMap<u64, TaskTimeline> = HashMap::new();
+    for event in recording.events() {
+        match event.kind {
+            EventKind::Spawn { task, .. } => tasks.entry(task).or_default().spawn = Some(*event),
+            EventKind::RunBegin { task: Some(task) } => {
+                tasks.entry(task).or_default().begin = Some(*event)
+            }
+            EventKind::RunEnd {
+                task: Some(task), ..
+            } => tasks.entry(task).or_default().end = Some(*event),
+            _ => {}
+        }
+    }
+    tasks
+}
+
+/// Checks what every recording must satisfy: time order; per worker, run
+/// begins and ends alternate (a nested wait may open a second run inside a
+/// first, so a stack, never an end without a begin of the same task).
+fn assert_well_formed(recording: &Recording) {
+    let events = recording.events();
+    assert!(events.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
+    let mut open: HashMap<usize, Vec<Option<u64>>> = HashMap::new();
+    for event in events {
+        let Track::Worker(worker) = event.track else {
+            continue;
+        };
+        assert!(worker < recording.worker_names().len());
+        match event.kind {
+            EventKind::RunBegin { task } => open.entry(worker).or_default().push(task),
+            EventKind::RunEnd { task, .. } => {
+                let stack = open.entry(worker).or_default();
+                // The ring may have dropped the begin of the oldest run.
+                if let Some(top) = stack.pop() {
+                    assert_eq!(
+                        top, task,
+                        "worker {worker}: an end that is not the open run's"
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn the_default_level_records_the_scheduler_but_no_tasks() {
+    let pool = pool(2, RecordLevel::Scheduler);
+    assert_eq!(pool.record_level(), RecordLevel::Scheduler);
+    for _ in 0..100 {
+        pool.spawn(|| {});
+    }
+    pool.join();
+    let recording = pool.recording();
+    assert_eq!(recording.level(), RecordLevel::Scheduler);
+    assert_eq!(recording.worker_names(), ["rec-0", "rec-1"]);
+    let kinds = kinds(&recording);
+    assert!(
+        kinds
+            .iter()
+            .any(|k| matches!(k, EventKind::GlobalPull { .. })),
+        "{kinds:?}"
+    );
+    assert!(kinds
+        .iter()
+        .any(|k| matches!(k, EventKind::State(WorkerActivity::Sleeping))));
+    assert!(!kinds.iter().any(|k| matches!(
+        k,
+        EventKind::Spawn { .. } | EventKind::RunBegin { .. } | EventKind::RunEnd { .. }
+    )));
+    assert_well_formed(&recording);
+}
+
+#[test]
+fn off_records_nothing_and_levels_switch_at_run_time() {
+    let pool = pool(2, RecordLevel::Off);
+    pool.spawn(|| {});
+    pool.join();
+    assert!(pool.recording().events().is_empty());
+
+    pool.set_record_level(RecordLevel::Tasks);
+    assert_eq!(pool.record_level(), RecordLevel::Tasks);
+    let ran = Arc::new(AtomicUsize::new(0));
+    for _ in 0..50 {
+        let ran = Arc::clone(&ran);
+        pool.spawn(move || {
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+    pool.join();
+    let at_tasks = pool.recording();
+    let tasks = timelines(&at_tasks);
+    let complete = tasks
+        .values()
+        .filter(|t| t.spawn.is_some() && t.begin.is_some() && t.end.is_some())
+        .count();
+    assert_eq!(
+        complete, 50,
+        "every task spawned at Tasks level has its whole life"
+    );
+    assert_well_formed(&at_tasks);
+
+    pool.set_record_level(RecordLevel::Scheduler);
+    let before = timelines(&pool.recording()).len();
+    pool.spawn(|| {});
+    pool.join();
+    assert_eq!(
+        timelines(&pool.recording()).len(),
+        before,
+        "no task events at Scheduler"
+    );
+}
+
+#[test]
+fn outside_spawns_are_on_the_spawning_threads_track() {
+    let pool = pool(2, RecordLevel::Tasks);
+    std::thread::Builder::new()
+        .name("spawner".into())
+        .spawn({
+            let handle = pool.handle();
+            move || {
+                for _ in 0..10 {
+                    handle.spawn(|| {});
+                }
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let spawner = recording
+        .outside_threads()
+        .iter()
+        .position(|n| n == "spawner")
+        .expect("the spawning thread has a track");
+    let outside_spawns = recording
+        .events()
+        .iter()
+        .filter(|e| {
+            e.track == Track::Outside(spawner)
+                && matches!(
+                    e.kind,
+                    EventKind::Spawn {
+                        queue: SpawnQueue::Global,
+                        ..
+                    }
+                )
+        })
+        .count();
+    assert_eq!(outside_spawns, 10);
+    let linked = timelines(&recording)
+        .values()
+        .filter(|t| {
+            t.spawn.is_some_and(|s| s.track == Track::Outside(spawner)) && t.begin.is_some()
+        })
+        .count();
+    assert_eq!(linked, 10, "each outside spawn is linked to its run");
+}
+
+#[test]
+fn a_skewed_load_shows_steals_and_flows_across_workers() {
+    let pool = Arc::new(pool(4, RecordLevel::Tasks));
+    // One task spawns 2,000 children locally and holds its worker until one
+    // child ran elsewhere (so at least one steal happened).
+    let (stolen_tx, stolen_rx) = mpsc::channel::<()>();
+    let p = Arc::clone(&pool);
+    pool.spawn(move || {
+        let home = std::thread::current().id();
+        for _ in 0..2_000 {
+            let stolen_tx = stolen_tx.clone();
+            p.spawn(move || {
+                if std::thread::current().id() != home {
+                    let _ = stolen_tx.send(());
+                }
+            });
+        }
+        let _ = stolen_rx.recv();
+    });
+    pool.join();
+    let recording = pool.recording();
+    assert_well_formed(&recording);
+    let tasks = timelines(&recording);
+    // Every task has a run slice, linked to its spawn.
+    let children: Vec<&TaskTimeline> = tasks
+        .values()
+        .filter(|t| t.spawn.is_some_and(|s| matches!(s.track, Track::Worker(_))))
+        .collect();
+    assert_eq!(children.len(), 2_000);
+    assert!(children
+        .iter()
+        .all(|t| t.begin.is_some() && t.end.is_some()));
+    // The flows that cross workers: spawned on one, run on another.
+    let crossed: Vec<(usize, usize)> = children
+        .iter()
+        .filter_map(|t| match (t.spawn?.track, t.begin?.track) {
+            (Track::Worker(from), Track::Worker(to)) if from != to => Some((from, to)),
+            _ => None,
+        })
+        .collect();
+    assert!(!crossed.is_empty(), "no child ran on another worker");
+    // Each stealing worker recorded a steal with the right victim (the
+    // worker the children were spawned on) before it ran a stolen child.
+    let home = match children[0].spawn.unwrap().track {
+        Track::Worker(w) => w,
+        Track::Outside(_) => unreachable!(),
+    };
+    let thieves: HashSet<usize> = crossed.iter().map(|&(_, to)| to).collect();
+    for thief in thieves {
+        let stole_from_home = recording.events().iter().any(|e| {
+            e.track == Track::Worker(thief)
+                && matches!(e.kind, EventKind::Steal { victim, .. } if victim == home)
+        });
+        assert!(
+            stole_from_home,
+            "worker {thief} ran a stolen child but recorded no steal from {home}"
+        );
+    }
+    // Every child ran after its spawn.
+    for t in &children {
+        assert!(t.begin.unwrap().time_ns >= t.spawn.unwrap().time_ns);
+    }
+}
+
+#[test]
+fn a_small_ring_keeps_only_the_newest_events() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_record_level(RecordLevel::Tasks)
+        .with_record_capacity(64)
+        .build();
+    let (tx, rx) = mpsc::channel();
+    pool.spawn(move || {
+        let handle = dreadpool_core::current().unwrap();
+        for i in 0..1_000u32 {
+            let tx = tx.clone();
+            handle.spawn(move || tx.send(i).unwrap());
+        }
+    });
+    pool.join();
+    let mut order: Vec<u32> = rx.try_iter().collect();
+    assert_eq!(order.len(), 1_000);
+    let recording = pool.recording();
+    let worker_events = recording
+        .events()
+        .iter()
+        .filter(|e| e.track == Track::Worker(0))
+        .count();
+    assert!(
+        worker_events <= 64,
+        "{worker_events} events from a 64-event ring"
+    );
+    assert!(recording.lost_events() > 2_000);
+    // What it kept is the end of the run: the last task's run is there.
+    let last_id = timelines(&recording)
+        .into_iter()
+        .filter(|(_, t)| t.end.is_some())
+        .max_by_key(|(_, t)| t.end.unwrap().time_ns);
+    assert!(last_id.is_some());
+    order.sort_unstable();
+    assert_eq!(order, (0..1_000).collect::<Vec<_>>());
+}
+
+#[test]
+fn recordings_taken_while_the_pool_runs_flat_out_are_well_formed() {
+    let pool = Arc::new(pool(2, RecordLevel::Tasks));
+    let stop = Arc::new(AtomicBool::new(false));
+    let ran = Arc::new(AtomicUsize::new(0));
+    let feeder = {
+        let (pool, stop, ran) = (Arc::clone(&pool), Arc::clone(&stop), Arc::clone(&ran));
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                for _ in 0..100 {
+                    let ran = Arc::clone(&ran);
+                    pool.spawn(move || {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+                pool.join();
+            }
+        })
+    };
+    // Wait until the pool is running flat out.
+    while ran.load(Ordering::Relaxed) < 1_000 {
+        std::thread::yield_now();
+    }
+    let mut with_runs = 0;
+    for _ in 0..100 {
+        let recording = pool.recording();
+        assert_well_formed(&recording);
+        if recording
+            .events()
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::RunBegin { task: Some(_) }))
+        {
+            with_runs += 1;
+        }
+    }
+    let ran_during = ran.load(Ordering::Relaxed);
+    stop.store(true, Ordering::Relaxed);
+    feeder.join().unwrap();
+    assert_eq!(with_runs, 100, "every recording shows runs");
+    assert!(ran_during >= 1_000);
+}
+
+#[test]
+fn panics_and_respawns_appear_on_the_right_worker() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_record_level(RecordLevel::Tasks)
+        .build();
+    let barrier = Arc::new(Barrier::new(2));
+    let b = Arc::clone(&barrier);
+    // Hold worker A so that the panicking task runs on the other one.
+    let (on_tx, on_rx) = mpsc::channel();
+    pool.spawn(move || {
+        on_tx
+            .send(dreadpool_core::current_worker_index().unwrap())
+            .unwrap();
+        b.wait();
+    });
+    let held = on_rx.recv().unwrap();
+    let (tx, rx) = mpsc::channel();
+    pool.spawn(move || {
+        tx.send(dreadpool_core::current_worker_index().unwrap())
+            .unwrap();
+        panic!("recorded panic");
+    });
+    let panicked_on = rx.recv().unwrap();
+    assert_ne!(panicked_on, held);
+    barrier.wait();
+    pool.join();
+    let recording = pool.recording();
+    let on = |kind: fn(&EventKind) -> bool| -> Vec<Track> {
+        recording
+            .events()
+            .iter()
+            .filter(|e| kind(&e.kind))
+            .map(|e| e.track)
+            .collect()
+    };
+    assert_eq!(
+        on(|k| matches!(k, EventKind::Panic { .. })),
+        [Track::Worker(panicked_on)]
+    );
+    assert_eq!(
+        on(|k| matches!(k, EventKind::RunEnd { panicked: true, .. })),
+        [Track::Worker(panicked_on)]
+    );
+    assert_eq!(
+        on(|k| matches!(k, EventKind::Respawn)),
+        [Track::Worker(panicked_on)]
+    );
+    assert_eq!(
+        on(|k| matches!(k, EventKind::State(WorkerActivity::Respawning))),
+        [Track::Worker(panicked_on)]
+    );
+    assert_well_formed(&recording);
+}
+
+#[test]
+fn waits_inside_tasks_are_recorded() {
+    let pool = pool(1, RecordLevel::Scheduler);
+    let inner = pool.handle();
+    pool.spawn_with_handle(move || inner.spawn_with_handle(|| 1).join().unwrap())
+        .join()
+        .unwrap();
+    let kinds = kinds(&pool.recording());
+    let begin = kinds
+        .iter()
+        .position(|k| *k == EventKind::WaitBegin)
+        .expect("a wait");
+    let end = kinds
+        .iter()
+        .position(|k| *k == EventKind::WaitEnd)
+        .expect("its end");
+    assert!(begin < end);
+}
+
+#[test]
+fn wakes_say_who_woke_the_worker() {
+    let pool = pool(1, RecordLevel::Scheduler);
+    // Let the worker fall asleep, then wake it from this thread.
+    pool.spawn(|| {});
+    pool.join();
+    let (tx, rx) = mpsc::channel();
+    // A spawn into the idle pool wakes the worker (or hands it the task).
+    pool.spawn(move || tx.send(()).unwrap());
+    rx.recv().unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let woke = recording
+        .events()
+        .iter()
+        .any(|e| matches!(e.track, Track::Outside(_)) && e.kind == EventKind::Unpark { worker: 0 });
+    let wake = recording
+        .events()
+        .iter()
+        .any(|e| e.track == Track::Worker(0) && matches!(e.kind, EventKind::Wake { .. }));
+    assert!(woke && wake, "{:?}", kinds(&recording));
+}
+
+#[test]
+fn a_bad_capacity_is_an_error() {
+    for events in [0, 1, usize::MAX] {
+        let error = ThreadPoolBuilder::new()
+            .with_record_capacity(events)
+            .try_build()
+            .unwrap_err();
+        assert!(
+            matches!(error, dreadpool_core::BuildError::InvalidRecordCapacity { events: e, .. } if e == events),
+            "{error:?}"
+        );
+    }
+}
