@@ -266,10 +266,17 @@ pub(crate) struct TrackEvents {
     pub(crate) events: Vec<(u64, Unpacked)>,
 }
 
-/// Merges the tracks in time order and gives tasks their ids: each `Spawn`
-/// a new one, each run the id of the latest spawn of the same task identity
-/// (identities are addresses, reused only after the task ended, so the
-/// latest spawn before a run is its own).
+/// Merges the tracks in time order and gives tasks their ids.
+///
+/// A task's identity is the address of its boxed closure, unique while the
+/// task lives. Each `Spawn` starts a new id for its address; a `RunBegin`
+/// takes the id of the latest spawn of its address (an address is reused
+/// only after its task began to run, so the latest spawn before a run is
+/// its own). A `RunEnd` and a `Panic` do *not* look the address up again:
+/// running a boxed closure frees its box first, so by the end another
+/// spawn may already have reused the address. They take the id of the run
+/// open on their track instead (runs nest, as a stack, when a task waits
+/// inside another).
 pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
     let mut all: Vec<(u64, Track, Unpacked)> = tracks
         .into_iter()
@@ -285,29 +292,53 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
     // another worker stamped in the same tick finds it.
     all.sort_by_key(|(time, _, event)| (*time, event.kind != event::SPAWN));
     let mut ids: HashMap<u64, u64> = HashMap::new();
+    let mut open: HashMap<Track, Vec<(u64, Option<u64>)>> = HashMap::new();
+    let mut last_ended: HashMap<Track, Option<u64>> = HashMap::new();
     let mut next = 0u64;
-    let mut resolve = |kind: u8, raw: u64| -> Option<u64> {
-        if raw == 0 {
-            return None;
-        }
-        if kind == event::SPAWN {
-            next += 1;
-            ids.insert(raw, next);
-            return Some(next);
-        }
-        Some(*ids.entry(raw).or_insert_with(|| {
-            // Spawned before the oldest event kept: an id of its own.
-            next += 1;
-            next
-        }))
-    };
-    all.into_iter()
-        .filter_map(|(time_ns, track, event)| {
-            event::decode(&event, &mut resolve).map(|kind| RecordedEvent {
+    let mut events = Vec::with_capacity(all.len());
+    for (time_ns, track, event) in all {
+        let raw = event.c;
+        let id = match event.kind {
+            event::SPAWN if raw != 0 => {
+                next += 1;
+                ids.insert(raw, next);
+                Some(next)
+            }
+            event::RUN_BEGIN => {
+                let id = (raw != 0).then(|| {
+                    *ids.entry(raw).or_insert_with(|| {
+                        // Spawned before the oldest event kept.
+                        next += 1;
+                        next
+                    })
+                });
+                open.entry(track).or_default().push((raw, id));
+                id
+            }
+            event::RUN_END => {
+                let id = match open.entry(track).or_default().pop() {
+                    Some((begun, id)) if begun == raw => id,
+                    // The begin fell out of the ring before this end:
+                    // unknown (and a stack this far off is cleared).
+                    Some(_) => {
+                        open.remove(&track);
+                        None
+                    }
+                    None => None,
+                };
+                last_ended.insert(track, id);
+                id
+            }
+            event::PANIC => last_ended.get(&track).copied().flatten(),
+            _ => None,
+        };
+        if let Some(kind) = event::decode(&event, |_, _| id) {
+            events.push(RecordedEvent {
                 time_ns,
                 track,
                 kind,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    events
 }
