@@ -601,11 +601,12 @@ impl WorkerThread {
         let flight = self.flight();
         let id = task.record_id();
         flight.run_begin(id);
-        let result = catch_unwind(AssertUnwindSafe(move || task.run()));
-        flight.run_end(id, result.is_err());
-        match result {
+        match catch_unwind(AssertUnwindSafe(move || task.run())) {
+            // The run's end is the next event of this level (the next run's
+            // begin, a state change, a wait's end): see `recording::merge`.
             Ok(()) => self.completed(),
             Err(payload) => {
+                flight.run_panicked(id);
                 flight.panicked(id);
                 self.after_panic(payload, nested)
             }

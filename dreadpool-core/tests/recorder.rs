@@ -86,7 +86,20 @@ fn the_default_level_records_the_scheduler_but_no_tasks() {
         pool.spawn(|| {});
     }
     pool.join();
-    let recording = pool.recording();
+    // join() returns once the tasks are done; the workers fall asleep a
+    // moment later: poll for it (a deadline, not a sleep, orders the test).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let recording = loop {
+        let recording = pool.recording();
+        let asleep = recording
+            .events()
+            .iter()
+            .any(|e| e.kind == EventKind::State(WorkerActivity::Sleeping));
+        if asleep || std::time::Instant::now() > deadline {
+            break recording;
+        }
+        std::thread::yield_now();
+    };
     assert_eq!(recording.level(), RecordLevel::Scheduler);
     assert_eq!(recording.worker_names(), ["rec-0", "rec-1"]);
     let kinds = kinds(&recording);
@@ -276,16 +289,18 @@ fn a_small_ring_keeps_only_the_newest_events() {
     let mut order: Vec<u32> = rx.try_iter().collect();
     assert_eq!(order.len(), 1_000);
     let recording = pool.recording();
+    // (Run ends are not recorded but made from the next event: see
+    // `Recording`.)
     let worker_events = recording
         .events()
         .iter()
-        .filter(|e| e.track == Track::Worker(0))
+        .filter(|e| e.track == Track::Worker(0) && !matches!(e.kind, EventKind::RunEnd { .. }))
         .count();
     assert!(
         worker_events <= 64,
         "{worker_events} events from a 64-event ring"
     );
-    assert!(recording.lost_events() > 2_000);
+    assert!(recording.lost_events() > 1_000);
     // What it kept is the end of the run: the last task's run is there.
     let last_id = timelines(&recording)
         .into_iter()

@@ -57,7 +57,7 @@ impl WorkerTrack<'_> {
     #[inline(always)]
     pub(crate) fn run_begin(&self, _id: u64) {}
     #[inline(always)]
-    pub(crate) fn run_end(&self, _id: u64, _panicked: bool) {}
+    pub(crate) fn run_panicked(&self, _id: u64) {}
     #[inline(always)]
     pub(crate) fn pulled_global(&self, _batch: usize, _local_depth: impl FnOnce() -> usize) {}
     #[inline(always)]

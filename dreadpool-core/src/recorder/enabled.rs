@@ -22,7 +22,7 @@ use crate::task::Task;
 use crossbeam_utils::CachePadded;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{OnceLock, Weak};
+use std::sync::Weak;
 use std::time::Duration;
 
 /// Pools now recording at `Tasks` level, process-wide: while any is, every
@@ -51,10 +51,10 @@ struct Shared {
     pool_id: u64,
     pool_name: String,
     level: AtomicU8,
-    capacity: usize,
-    /// One ring per worker seat, made at build if the level is not `Off`,
-    /// else when recording is first switched on.
-    rings: OnceLock<Box<[CachePadded<Ring>]>>,
+    /// One ring per worker seat, made at build whatever the level: from
+    /// zeroed memory, so a ring that records nothing (level `Off`) never
+    /// becomes resident, and an event needs no check that the rings exist.
+    rings: Box<[CachePadded<Ring>]>,
     trigger: Option<TriggerState>,
 }
 
@@ -75,8 +75,13 @@ impl FlightRecorder {
                 pool_id: NEXT_POOL_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 pool_name: pool_name.to_owned(),
                 level: AtomicU8::new(RecordLevel::Off.as_u8()),
-                capacity: config.capacity.unwrap_or(DEFAULT_RECORD_CAPACITY),
-                rings: OnceLock::new(),
+                rings: (0..workers)
+                    .map(|_| {
+                        CachePadded::new(Ring::new(
+                            config.capacity.unwrap_or(DEFAULT_RECORD_CAPACITY),
+                        ))
+                    })
+                    .collect(),
                 trigger: config.trigger.map(TriggerState::new),
             }),
             workers,
@@ -90,15 +95,8 @@ impl FlightRecorder {
         RecordLevel::from_u8(self.shared.level.load(Ordering::Relaxed))
     }
 
-    /// Switches the level; the rings are made on first use.
+    /// Switches the level.
     pub(crate) fn set_level(&self, level: RecordLevel) {
-        if level != RecordLevel::Off {
-            self.shared.rings.get_or_init(|| {
-                (0..self.workers)
-                    .map(|_| CachePadded::new(Ring::new(self.shared.capacity)))
-                    .collect()
-            });
-        }
         // Boxing switched on before the level says Tasks (and off after it
         // stops saying so), so that every task spawned while a worker
         // records spawns has an identity.
@@ -228,10 +226,8 @@ fn take(shared: &Shared, workers: usize) -> Recording {
             .collect();
         tracks.push(TrackEvents { track, events });
     };
-    if let Some(rings) = shared.rings.get() {
-        for (index, ring) in rings.iter().enumerate() {
-            timed(Track::Worker(index), ring.copy());
-        }
+    for (index, ring) in shared.rings.iter().enumerate() {
+        timed(Track::Worker(index), ring.copy());
     }
     let mut outside_names = Vec::new();
     for ring in outside_rings(shared.pool_id) {
@@ -277,9 +273,7 @@ impl WorkerTrack<'_> {
 
     #[inline(always)]
     fn push(&self, kind: u8, a: u32, b: u32, c: u64) {
-        if let Some(rings) = self.shared.rings.get() {
-            rings[self.index].push(pack(clock::now(), kind, a, b, c));
-        }
+        self.shared.rings[self.index].push(pack(clock::now(), kind, a, b, c));
     }
 
     /// Whether task events are recorded now: the run path reads a task's
@@ -315,15 +309,12 @@ impl WorkerTrack<'_> {
         self.record(RecordLevel::Tasks, event::RUN_BEGIN, 0, 0, id);
     }
 
+    /// A task panicked (the only run end recorded: a run otherwise ends
+    /// where the next event of its level begins, see `recording::merge`,
+    /// which saves an event and a clock read per task).
     #[inline(always)]
-    pub(crate) fn run_end(&self, id: u64, panicked: bool) {
-        self.record(
-            RecordLevel::Tasks,
-            event::RUN_END,
-            u32::from(panicked),
-            0,
-            id,
-        );
+    pub(crate) fn run_panicked(&self, id: u64) {
+        self.record(RecordLevel::Tasks, event::RUN_END, 1, 0, id);
     }
 
     pub(crate) fn pulled_global(&self, batch: usize, local_depth: impl FnOnce() -> usize) {
@@ -419,11 +410,7 @@ impl WakerLog {
         }
         let raw = pack(clock::now(), event::UNPARK, index as u32, 0, 0);
         match crate::worker::current_index_in_pool(shared.pool_id) {
-            Some(me) => {
-                if let Some(rings) = shared.rings.get() {
-                    rings[me].push(raw);
-                }
-            }
+            Some(me) => shared.rings[me].push(raw),
             None => push_outside(shared, raw),
         }
     }

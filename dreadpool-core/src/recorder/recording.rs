@@ -266,17 +266,24 @@ pub(crate) struct TrackEvents {
     pub(crate) events: Vec<(u64, Unpacked)>,
 }
 
-/// Merges the tracks in time order and gives tasks their ids.
+/// Merges the tracks in time order, gives tasks their ids, and closes runs.
 ///
-/// A task's identity is the address of its boxed closure, unique while the
-/// task lives. Each `Spawn` starts a new id for its address; a `RunBegin`
-/// takes the id of the latest spawn of its address (an address is reused
-/// only after its task began to run, so the latest spawn before a run is
-/// its own). A `RunEnd` and a `Panic` do *not* look the address up again:
-/// running a boxed closure frees its box first, so by the end another
-/// spawn may already have reused the address. They take the id of the run
-/// open on their track instead (runs nest, as a stack, when a task waits
-/// inside another).
+/// **Ids.** A task's identity is the address of its boxed closure, unique
+/// while the task lives. Each `Spawn` starts a new id for its address; a
+/// `RunBegin` takes the id of the latest spawn of its address (an address
+/// is reused only after its task began to run, so the latest spawn before a
+/// run is its own).
+///
+/// **Run ends.** A worker records when a run begins, not when it ends
+/// (except a panicking one): that saves an event and a clock read per task.
+/// A run ends where the next event of its level on its track happens: the
+/// next run's begin, a change of state away from running (searching,
+/// sleeping, ...), or, for a run inside a wait, the wait's end. Runs nest,
+/// as a stack per track, when a task waits inside another (`WaitBegin`
+/// opens a level, `WaitEnd` closes it). The `RunEnd` events of the
+/// recording are made here, with the id of the run they close (running a
+/// boxed closure frees its box first, so the address may already belong to
+/// a newer task by then).
 pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
     let mut all: Vec<(u64, Track, Unpacked)> = tracks
         .into_iter()
@@ -291,13 +298,39 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
     // equal times a spawn sorts before any other event, so that a run on
     // another worker stamped in the same tick finds it.
     all.sort_by_key(|(time, _, event)| (*time, event.kind != event::SPAWN));
+
+    /// A track's open runs and wait levels.
+    #[derive(Default)]
+    struct Runs {
+        /// Open runs, innermost last: (raw identity, id).
+        open: Vec<(u64, Option<u64>)>,
+        /// For each open wait, how many runs were open when it began.
+        waits: Vec<usize>,
+        /// The id of the run that ended last (for a `Panic` after it).
+        last_ended: Option<u64>,
+    }
+    impl Runs {
+        /// Closes the run open at the current level, if any.
+        fn close(&mut self) -> Option<Option<u64>> {
+            let base = self.waits.last().copied().unwrap_or(0);
+            if self.open.len() > base {
+                let (_, id) = self.open.pop()?;
+                self.last_ended = id;
+                Some(id)
+            } else {
+                None
+            }
+        }
+    }
+
     let mut ids: HashMap<u64, u64> = HashMap::new();
-    let mut open: HashMap<Track, Vec<(u64, Option<u64>)>> = HashMap::new();
-    let mut last_ended: HashMap<Track, Option<u64>> = HashMap::new();
+    let mut runs: HashMap<Track, Runs> = HashMap::new();
     let mut next = 0u64;
-    let mut events = Vec::with_capacity(all.len());
+    let mut events = Vec::with_capacity(all.len() * 3 / 2);
     for (time_ns, track, event) in all {
         let raw = event.c;
+        let at = runs.entry(track).or_default();
+        let mut closed = None;
         let id = match event.kind {
             event::SPAWN if raw != 0 => {
                 next += 1;
@@ -305,6 +338,7 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
                 Some(next)
             }
             event::RUN_BEGIN => {
+                closed = at.close();
                 let id = (raw != 0).then(|| {
                     *ids.entry(raw).or_insert_with(|| {
                         // Spawned before the oldest event kept.
@@ -312,26 +346,37 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
                         next
                     })
                 });
-                open.entry(track).or_default().push((raw, id));
+                at.open.push((raw, id));
                 id
             }
-            event::RUN_END => {
-                let id = match open.entry(track).or_default().pop() {
-                    Some((begun, id)) if begun == raw => id,
-                    // The begin fell out of the ring before this end:
-                    // unknown (and a stack this far off is cleared).
-                    Some(_) => {
-                        open.remove(&track);
-                        None
-                    }
-                    None => None,
-                };
-                last_ended.insert(track, id);
-                id
+            // Recorded only for a panicking run: it is the open one.
+            event::RUN_END => at.close().flatten(),
+            event::PANIC => at.last_ended,
+            event::STATE if event.a != event::RUNNING => {
+                closed = at.close();
+                None
             }
-            event::PANIC => last_ended.get(&track).copied().flatten(),
+            event::WAIT_BEGIN => {
+                at.waits.push(at.open.len());
+                None
+            }
+            event::WAIT_END => {
+                closed = at.close();
+                at.waits.pop();
+                None
+            }
             _ => None,
         };
+        if let Some(task) = closed {
+            events.push(RecordedEvent {
+                time_ns,
+                track,
+                kind: EventKind::RunEnd {
+                    task,
+                    panicked: false,
+                },
+            });
+        }
         if let Some(kind) = event::decode(&event, |_, _| id) {
             events.push(RecordedEvent {
                 time_ns,
