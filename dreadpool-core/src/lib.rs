@@ -54,6 +54,10 @@
 //!   runs inside the span that was current where it was spawned.
 //! - `metrics`: per-worker lock-free counters and latency histograms. Off, it
 //!   compiles to nothing.
+//! - `recorder`: the flight recorder, a timeline of the scheduler kept in
+//!   per-worker rings ([`RecordLevel`], `ThreadPool::recording`,
+//!   `Recording::write_perfetto`): the design is in
+//!   `src/recorder/README.md`. Off, it compiles to nothing.
 //!
 //! ```
 //! use dreadpool::ThreadPoolBuilder;

@@ -607,8 +607,7 @@ impl WorkerThread {
             Ok(()) => self.completed(),
             Err(payload) => {
                 flight.run_panicked(id);
-                flight.panicked(id);
-                self.after_panic(payload, nested)
+                self.after_panic(payload, nested, id)
             }
         }
     }
@@ -616,7 +615,7 @@ impl WorkerThread {
     fn execute_unrecorded(&self, task: Task, nested: bool) -> PanicPolicy {
         match catch_unwind(AssertUnwindSafe(move || task.run())) {
             Ok(()) => self.completed(),
-            Err(payload) => self.after_panic(payload, nested),
+            Err(payload) => self.after_panic(payload, nested, 0),
         }
     }
 
@@ -627,9 +626,18 @@ impl WorkerThread {
         PanicPolicy::Continue
     }
 
-    /// A task panicked: report it, and say whether to respawn.
-    fn after_panic(&self, payload: crate::panic::PanicPayload, nested: bool) -> PanicPolicy {
+    /// A task panicked: report it, and say whether to respawn. `id` is its
+    /// identity for the flight recorder (0 if it has none). The panic is
+    /// recorded before it is reported, so that a recording the report
+    /// triggers shows it.
+    fn after_panic(
+        &self,
+        payload: crate::panic::PanicPayload,
+        nested: bool,
+        id: u64,
+    ) -> PanicPolicy {
         let index = self.state.index;
+        self.flight().panicked(id);
         let policy = self.registry.on_task_panic(index, payload);
         // (on_task_panic contains the handler's and the subscriber's
         // panics itself, so this cannot unwind.)

@@ -463,3 +463,68 @@ fn a_bad_capacity_is_an_error() {
         );
     }
 }
+
+#[test]
+fn a_panic_trigger_fires_once_per_interval() {
+    use dreadpool_core::{PanicPolicy, RecordTrigger};
+    use std::time::Duration;
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_panic_policy(PanicPolicy::Continue)
+        .with_record_trigger(
+            RecordTrigger::to_callback(move |recording, reason| {
+                let panics = recording
+                    .events()
+                    .iter()
+                    .filter(|e| matches!(e.kind, EventKind::Panic { .. }))
+                    .count();
+                let _ = tx.lock().unwrap().send((reason.to_owned(), panics));
+            })
+            .on_panic()
+            .at_most_every(Duration::from_secs(3600)),
+        )
+        .build();
+    for _ in 0..20 {
+        pool.spawn(|| panic!("storm"));
+    }
+    pool.join();
+    let (reason, panics) = rx.recv().unwrap();
+    assert_eq!(reason, "panic");
+    assert!(
+        panics >= 1,
+        "the recording shows the panic that triggered it"
+    );
+    drop(pool); // waits for nothing of the trigger's; its thread may still run
+                // One storm, one recording: any second one would already be queued or
+                // follow the first within the hour-long interval.
+    assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
+}
+
+#[cfg(feature = "metrics")]
+#[test]
+fn a_slow_task_trigger_fires_with_the_reason() {
+    use dreadpool_core::RecordTrigger;
+    use std::time::Duration;
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_latency_sampling(1)
+        .with_record_trigger(
+            RecordTrigger::to_callback(move |_, reason| {
+                let _ = tx.lock().unwrap().send(reason.to_owned());
+            })
+            .on_run_time_over(Duration::from_millis(5)),
+        )
+        .build();
+    pool.spawn(|| {}); // fast: no trigger
+    let started = std::time::Instant::now();
+    pool.spawn(move || {
+        while started.elapsed() < Duration::from_millis(20) {
+            std::hint::spin_loop();
+        }
+    });
+    assert_eq!(rx.recv().unwrap(), "run time");
+}
