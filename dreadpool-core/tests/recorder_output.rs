@@ -77,27 +77,84 @@ fn edge_recording() -> Recording {
     let (w0, w1, out) = (Track::Worker(0), Track::Worker(1), Track::Outside(0));
     let events = vec![
         // Its begin fell out of the ring: no slice.
-        at(10, w0, EventKind::RunEnd { task: Some(1), panicked: false }),
+        at(
+            10,
+            w0,
+            EventKind::RunEnd {
+                task: Some(1),
+                panicked: false,
+            },
+        ),
         at(15, w0, EventKind::State(WorkerActivity::Running)),
         at(20, w0, EventKind::RunBegin { task: Some(2) }),
-        at(22, w0, EventKind::Spawn { task: 3, queue: SpawnQueue::Local }),
+        at(
+            22,
+            w0,
+            EventKind::Spawn {
+                task: 3,
+                queue: SpawnQueue::Local,
+            },
+        ),
         at(25, w0, EventKind::WaitBegin),
         // Nested: task 2 waits, its worker runs task 3 inside it.
         at(30, w0, EventKind::RunBegin { task: Some(3) }),
-        at(40, w0, EventKind::RunEnd { task: Some(3), panicked: false }),
+        at(
+            40,
+            w0,
+            EventKind::RunEnd {
+                task: Some(3),
+                panicked: false,
+            },
+        ),
         at(45, w0, EventKind::WaitEnd),
-        at(50, w0, EventKind::RunEnd { task: Some(2), panicked: false }),
+        at(
+            50,
+            w0,
+            EventKind::RunEnd {
+                task: Some(2),
+                panicked: false,
+            },
+        ),
         // From outside, run on worker 1 after a steal.
-        at(5, out, EventKind::Spawn { task: 5, queue: SpawnQueue::Global }),
+        at(
+            5,
+            out,
+            EventKind::Spawn {
+                task: 5,
+                queue: SpawnQueue::Global,
+            },
+        ),
         at(6, out, EventKind::Unpark { worker: 1 }),
         at(7, w1, EventKind::Wake { handoff: false }),
         at(8, w1, EventKind::State(WorkerActivity::Searching)),
-        at(9, w1, EventKind::Steal { victim: 0, batch: 2, local_depth: 1 }),
-        at(12, w1, EventKind::GlobalPull { batch: 1, local_depth: 3 }),
+        at(
+            9,
+            w1,
+            EventKind::Steal {
+                victim: 0,
+                batch: 2,
+                local_depth: 1,
+            },
+        ),
+        at(
+            12,
+            w1,
+            EventKind::GlobalPull {
+                batch: 1,
+                local_depth: 3,
+            },
+        ),
         at(13, w1, EventKind::State(WorkerActivity::Running)),
         at(15, w1, EventKind::RunBegin { task: Some(5) }),
         at(18, w1, EventKind::Panic { task: Some(5) }),
-        at(18, w1, EventKind::RunEnd { task: Some(5), panicked: true }),
+        at(
+            18,
+            w1,
+            EventKind::RunEnd {
+                task: Some(5),
+                panicked: true,
+            },
+        ),
         at(19, w1, EventKind::State(WorkerActivity::Respawning)),
         at(20, w1, EventKind::Respawn),
         at(21, w1, EventKind::NoopWakeup),
@@ -147,7 +204,11 @@ fn upstream_protos() -> Option<PathBuf> {
     let has_trace = |dir: &Path| dir.join("protos/perfetto/trace/trace.proto").is_file();
     if let Some(dir) = std::env::var_os("DREADPOOL_PERFETTO_PROTOS") {
         let dir = PathBuf::from(dir);
-        assert!(has_trace(&dir), "DREADPOOL_PERFETTO_PROTOS={}", dir.display());
+        assert!(
+            has_trace(&dir),
+            "DREADPOOL_PERFETTO_PROTOS={}",
+            dir.display()
+        );
         return Some(dir);
     }
     let cargo_home = std::env::var_os("CARGO_HOME")
@@ -156,7 +217,12 @@ fn upstream_protos() -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(cargo_home.join("registry/src"))
         .ok()?
         .flatten()
-        .flat_map(|index| std::fs::read_dir(index.path()).into_iter().flatten().flatten())
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
         .map(|entry| entry.path())
         .filter(|path| {
             path.file_name()
@@ -211,7 +277,9 @@ fn decode_checked(trace: &[u8]) -> Vec<Packet> {
                 upstream.display()
             );
         }
-        None => println!("note: no upstream perfetto_protos found; decoded with the vendored protos only"),
+        None => println!(
+            "note: no upstream perfetto_protos found; decoded with the vendored protos only"
+        ),
     }
     let packets = parse_text_format(&text);
     assert!(!packets.is_empty());
@@ -398,7 +466,10 @@ fn perfetto_real_pool_decodes_with_a_track_per_worker_balanced_slices_and_flows(
             .iter()
             .find(|p| p.uint("track_descriptor.uuid") == Some(uuids[0]))
             .unwrap();
-        assert_eq!(descriptor.uint("track_descriptor.parent_uuid"), Some(process));
+        assert_eq!(
+            descriptor.uint("track_descriptor.parent_uuid"),
+            Some(process)
+        );
         worker_tracks.push(uuids[0]);
         assert_eq!(tracks[&quoted(&format!("{name} state"))].len(), 1);
     }
@@ -411,7 +482,10 @@ fn perfetto_real_pool_decodes_with_a_track_per_worker_balanced_slices_and_flows(
         .iter()
         .filter(|e| matches!(e.kind, EventKind::RunBegin { .. }))
         .count();
-    let task_slices: usize = worker_tracks.iter().map(|t| begins.get(t).copied().unwrap_or(0)).sum();
+    let task_slices: usize = worker_tracks
+        .iter()
+        .map(|t| begins.get(t).copied().unwrap_or(0))
+        .sum();
     assert_eq!(task_slices, whole_runs);
     assert!(whole_runs > 500);
 
@@ -443,8 +517,13 @@ fn perfetto_real_pool_decodes_with_a_track_per_worker_balanced_slices_and_flows(
         })
         .expect("the child's spawn");
     assert_eq!(spawn.get("track_event.type"), Some("TYPE_INSTANT"));
-    assert_eq!(spawn.uint("track_event.track_uuid"), Some(worker_tracks[from]));
-    let flow = spawn.get("track_event.flow_ids").expect("a flow from the spawn");
+    assert_eq!(
+        spawn.uint("track_event.track_uuid"),
+        Some(worker_tracks[from])
+    );
+    let flow = spawn
+        .get("track_event.flow_ids")
+        .expect("a flow from the spawn");
     let run = packets
         .iter()
         .find(|p| p.get("track_event.name") == Some(quoted(&format!("task {task}")).as_str()))
@@ -454,7 +533,10 @@ fn perfetto_real_pool_decodes_with_a_track_per_worker_balanced_slices_and_flows(
     assert_eq!(run.get("track_event.terminating_flow_ids"), Some(flow));
 
     // Every flow has both ends, once each.
-    let starts: Vec<&str> = packets.iter().flat_map(|p| p.all("track_event.flow_ids")).collect();
+    let starts: Vec<&str> = packets
+        .iter()
+        .flat_map(|p| p.all("track_event.flow_ids"))
+        .collect();
     let ends: Vec<&str> = packets
         .iter()
         .flat_map(|p| p.all("track_event.terminating_flow_ids"))
@@ -471,13 +553,19 @@ fn perfetto_real_pool_decodes_with_a_track_per_worker_balanced_slices_and_flows(
         .find(|p| p.get("track_event.name") == Some("\"steal\""))
         .expect("a steal");
     assert!(steal.annotation("victim").is_some() && steal.annotation("batch").is_some());
-    assert!(packets.iter().any(|p| p.get("track_event.type") == Some("TYPE_COUNTER")));
+    assert!(packets
+        .iter()
+        .any(|p| p.get("track_event.type") == Some("TYPE_COUNTER")));
     assert!(packets
         .iter()
         .any(|p| p.get("track_descriptor.counter.unit") == Some("UNIT_COUNT")));
     // The panic: an instant, and its run's slice says so.
-    assert!(packets.iter().any(|p| p.get("track_event.name") == Some("\"panic\"")));
-    assert!(packets.iter().any(|p| p.annotation("panicked") == Some("true")));
+    assert!(packets
+        .iter()
+        .any(|p| p.get("track_event.name") == Some("\"panic\"")));
+    assert!(packets
+        .iter()
+        .any(|p| p.annotation("panicked") == Some("true")));
 }
 
 #[test]
@@ -510,7 +598,14 @@ fn perfetto_edge_cases_drop_an_orphan_end_nest_runs_and_escape_names() {
         .collect();
     assert_eq!(
         names,
-        ["\"task 2\"", "\"spawn\"", "\"wait begin\"", "\"task 3\"", "\"wait end\"", "\"task\""]
+        [
+            "\"task 2\"",
+            "\"spawn\"",
+            "\"wait begin\"",
+            "\"task 3\"",
+            "\"wait end\"",
+            "\"task\""
+        ]
     );
     // Task 3's run nests in task 2's: begin 2, begin 3, end 3, end 2.
     let w0_slices: Vec<(u64, &str)> = packets
@@ -539,13 +634,19 @@ fn perfetto_edge_cases_drop_an_orphan_end_nest_runs_and_escape_names() {
     // The outside spawn's flow reaches worker 1's run of task 5.
     let spawn = packets
         .iter()
-        .find(|p| p.uint("track_event.track_uuid") == Some(tracks[&quoted(OUTSIDE)][0]) && p.get("track_event.name") == Some("\"spawn\""))
+        .find(|p| {
+            p.uint("track_event.track_uuid") == Some(tracks[&quoted(OUTSIDE)][0])
+                && p.get("track_event.name") == Some("\"spawn\"")
+        })
         .expect("the outside spawn");
     let run5 = packets
         .iter()
         .find(|p| p.get("track_event.name") == Some("\"task 5\""))
         .unwrap();
-    assert_eq!(run5.uint("track_event.track_uuid"), Some(tracks[&quoted(WORKER_1)][0]));
+    assert_eq!(
+        run5.uint("track_event.track_uuid"),
+        Some(tracks[&quoted(WORKER_1)][0])
+    );
     assert!(spawn.get("track_event.flow_ids").is_some());
     assert_eq!(
         spawn.get("track_event.flow_ids"),
@@ -600,7 +701,10 @@ fn chrome_json(recording: &Recording) -> Vec<Value> {
     recording.write_chrome_json(&mut out).unwrap();
     let trace: Value = serde_json::from_slice(&out).expect("valid JSON");
     assert_eq!(trace["displayTimeUnit"], "ns");
-    let events = trace["traceEvents"].as_array().expect("traceEvents").clone();
+    let events = trace["traceEvents"]
+        .as_array()
+        .expect("traceEvents")
+        .clone();
     assert_well_formed_json(&events);
     events
 }
@@ -619,7 +723,10 @@ fn assert_well_formed_json(events: &[Value]) {
         match ph {
             "X" => assert!(event["dur"].as_f64().is_some_and(|d| d >= 0.0), "{event}"),
             "i" => assert_eq!(event["s"], "t"),
-            "s" => assert!(starts.insert(event["id"].as_u64().unwrap()), "one start per id"),
+            "s" => assert!(
+                starts.insert(event["id"].as_u64().unwrap()),
+                "one start per id"
+            ),
             "f" => {
                 assert_eq!(event["bp"], "e");
                 assert!(finishes.insert(event["id"].as_u64().unwrap()));
@@ -636,7 +743,12 @@ fn thread_names(events: &[Value]) -> HashMap<String, u64> {
     events
         .iter()
         .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
-        .map(|e| (e["args"]["name"].as_str().unwrap().to_owned(), e["tid"].as_u64().unwrap()))
+        .map(|e| {
+            (
+                e["args"]["name"].as_str().unwrap().to_owned(),
+                e["tid"].as_u64().unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -651,7 +763,10 @@ fn chrome_json_real_pool_is_valid_with_thread_names_slices_and_flows() {
     assert!(events
         .iter()
         .any(|e| e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "out"));
-    let sort_indexes = events.iter().filter(|e| e["name"] == "thread_sort_index").count();
+    let sort_indexes = events
+        .iter()
+        .filter(|e| e["name"] == "thread_sort_index")
+        .count();
     assert_eq!(sort_indexes, threads.len());
     let runs = recording
         .events()
@@ -665,7 +780,9 @@ fn chrome_json_real_pool_is_valid_with_thread_names_slices_and_flows() {
     assert_eq!(task_slices, runs);
     let flows = events.iter().filter(|e| e["ph"] == "s").count();
     assert!(flows >= 500, "{flows} flows for 500 children");
-    assert!(events.iter().any(|e| e["ph"] == "i" && e["name"] == "steal"));
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "i" && e["name"] == "steal"));
     assert!(events.iter().any(|e| e["ph"] == "C"));
 }
 
@@ -677,7 +794,9 @@ fn chrome_json_edge_cases_escape_names_drop_an_orphan_end_and_close_open_runs() 
     for name in [WORKER_0, WORKER_1, OUTSIDE] {
         assert!(threads.contains_key(name), "{name:?} in {threads:?}");
     }
-    assert!(events.iter().any(|e| e["name"] == "process_name" && e["args"]["name"] == POOL));
+    assert!(events
+        .iter()
+        .any(|e| e["name"] == "process_name" && e["args"]["name"] == POOL));
 
     let tasks = |tid: u64| -> Vec<(String, f64, f64)> {
         events
@@ -700,7 +819,10 @@ fn chrome_json_edge_cases_escape_names_drop_an_orphan_end_and_close_open_runs() 
             ("task".to_owned(), 0.06, 0.94),
         ]
     );
-    let open = events.iter().find(|e| e["ph"] == "X" && e["name"] == "task").unwrap();
+    let open = events
+        .iter()
+        .find(|e| e["ph"] == "X" && e["name"] == "task")
+        .unwrap();
     assert_eq!(open["args"]["unfinished"], true);
     let panicked = events.iter().find(|e| e["name"] == "task 5").unwrap();
     assert_eq!(panicked["args"]["panicked"], true);
@@ -726,7 +848,8 @@ fn chrome_json_edge_cases_escape_names_drop_an_orphan_end_and_close_open_runs() 
 
 #[test]
 fn save_picks_the_format_from_the_extension() {
-    let dir = std::env::temp_dir().join(format!("dreadpool-recorder-output-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("dreadpool-recorder-output-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let recording = edge_recording();
 

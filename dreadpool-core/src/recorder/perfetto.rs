@@ -119,7 +119,11 @@ impl Recording {
                         track_uuid: Some(ids.lane(slice.lane)),
                         categories: vec![slice.name.category().to_owned()],
                         name_field: Some(track_event::NameField::Name(slice.name.text())),
-                        terminating_flow_ids: slice.flow_in.map(|t| ids.flow(t)).into_iter().collect(),
+                        terminating_flow_ids: slice
+                            .flow_in
+                            .map(|t| ids.flow(t))
+                            .into_iter()
+                            .collect(),
                         debug_annotations: annotations,
                         ..TrackEvent::default()
                     };

@@ -189,9 +189,9 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
     for event in events {
         let time_ns = event.time_ns;
         let instant = |timeline: &mut Timeline,
-                           scheduler: bool,
-                           name: &'static str,
-                           args: Vec<(&'static str, Arg)>| {
+                       scheduler: bool,
+                       name: &'static str,
+                       args: Vec<(&'static str, Arg)>| {
             timeline.items.push(Item::Instant(Instant {
                 lane: Lane::of(event.track, scheduler),
                 time_ns,
