@@ -55,7 +55,7 @@
 //! - `metrics`: per-worker lock-free counters and latency histograms. Off, it
 //!   compiles to nothing.
 //! - `recorder`: the flight recorder, a timeline of the scheduler kept in
-//!   per-worker rings ([`RecordLevel`], `ThreadPool::recording`,
+//!   per-worker rings (`RecordLevel`, `ThreadPool::recording`,
 //!   `Recording::write_perfetto`): the design is in
 //!   `src/recorder/README.md`. Off, it compiles to nothing.
 //!
