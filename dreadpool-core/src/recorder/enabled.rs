@@ -36,6 +36,10 @@ pub(crate) fn boxes_every_task() -> bool {
     POOLS_RECORDING_TASKS.load(Ordering::Relaxed) != 0
 }
 
+/// Whether the recorder is compiled in: lets call sites fold their checks
+/// away without it.
+pub(crate) const ENABLED: bool = true;
+
 /// What a pool's recorder needs to be made.
 #[derive(Clone, Default)]
 pub(crate) struct RecorderConfig {
@@ -283,11 +287,11 @@ impl WorkerTrack<'_> {
         self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
     }
 
+    /// A spawn into the worker's own queue; the caller checked that task
+    /// events are recorded (it caches the level).
     #[inline(always)]
     pub(crate) fn spawned_local(&self, task: &Task) {
-        if self.records_tasks() {
-            self.push(event::SPAWN, event::QUEUE_LOCAL, 0, task.record_id());
-        }
+        self.push(event::SPAWN, event::QUEUE_LOCAL, 0, task.record_id());
     }
 
     #[inline(always)]
@@ -304,9 +308,11 @@ impl WorkerTrack<'_> {
 
     /// A task is about to run; `id` from `Task::record_id` (0 when task
     /// events are not recorded).
+    /// A task is about to run; the caller checked that task events are
+    /// recorded.
     #[inline(always)]
     pub(crate) fn run_begin(&self, id: u64) {
-        self.record(RecordLevel::Tasks, event::RUN_BEGIN, 0, 0, id);
+        self.push(event::RUN_BEGIN, 0, 0, id);
     }
 
     /// A task panicked (the only run end recorded: a run otherwise ends
@@ -314,7 +320,7 @@ impl WorkerTrack<'_> {
     /// which saves an event and a clock read per task).
     #[inline(always)]
     pub(crate) fn run_panicked(&self, id: u64) {
-        self.record(RecordLevel::Tasks, event::RUN_END, 1, 0, id);
+        self.push(event::RUN_END, 1, 0, id);
     }
 
     pub(crate) fn pulled_global(&self, batch: usize, local_depth: impl FnOnce() -> usize) {
@@ -444,36 +450,57 @@ static OUTSIDE: Mutex<Vec<Arc<OutsideRing>>> = Mutex::new(Vec::new());
 /// This thread's outside rings, by pool; marks them dead when it ends. The
 /// process-wide list owns them (until their pool is dropped, or their thread
 /// ended long ago), so a long-lived thread that spawns into many short-lived
-/// pools keeps none of theirs alive.
-struct MyRings(HashMap<u64, Weak<OutsideRing>>);
+/// pools keeps none of theirs alive, except the last one it used: `last`
+/// spares the usual spawn, into the same pool as the one before, a map
+/// lookup and a reference count.
+#[derive(Default)]
+struct MyRings {
+    last: Option<(u64, Arc<OutsideRing>)>,
+    all: HashMap<u64, Weak<OutsideRing>>,
+}
 
 impl Drop for MyRings {
     fn drop(&mut self) {
-        for ring in self.0.values().filter_map(Weak::upgrade) {
+        for ring in self.all.values().filter_map(Weak::upgrade) {
             ring.alive.store(false, Ordering::Relaxed);
         }
     }
 }
 
 thread_local! {
-    static MY_RINGS: RefCell<MyRings> = RefCell::new(MyRings(HashMap::new()));
+    static MY_RINGS: RefCell<MyRings> = RefCell::new(MyRings::default());
 }
 
 /// Writes `raw` into this thread's ring for `shared`'s pool, making the ring
 /// on first use (the only lock and allocation, once per thread and pool).
+#[inline]
 fn push_outside(shared: &Shared, raw: [u64; 3]) {
     let _ = MY_RINGS.try_with(|mine| {
         let mut mine = mine.borrow_mut();
-        if let Some(ring) = mine.0.get(&shared.pool_id).and_then(Weak::upgrade) {
-            ring.ring.push(raw);
-            return;
+        if let Some((pool, ring)) = &mine.last {
+            if *pool == shared.pool_id {
+                ring.ring.push(raw);
+                return;
+            }
         }
-        // Forget rings whose pools are gone, then make this one.
-        mine.0.retain(|_, ring| ring.strong_count() > 0);
-        let ring = register_outside(shared.pool_id);
-        ring.ring.push(raw);
-        mine.0.insert(shared.pool_id, Arc::downgrade(&ring));
+        push_outside_slow(&mut mine, shared.pool_id, raw);
     });
+}
+
+#[cold]
+fn push_outside_slow(mine: &mut MyRings, pool_id: u64, raw: [u64; 3]) {
+    let ring = match mine.all.get(&pool_id).and_then(Weak::upgrade) {
+        Some(ring) => ring,
+        None => {
+            // Forget rings whose pools are gone, then make this one.
+            mine.all.retain(|_, ring| ring.strong_count() > 0);
+            let ring = register_outside(pool_id);
+            mine.all.insert(pool_id, Arc::downgrade(&ring));
+            ring
+        }
+    };
+    ring.ring.push(raw);
+    mine.last = Some((pool_id, ring));
 }
 
 #[cold]
