@@ -62,6 +62,8 @@ struct WorkerThread {
     /// around every sleep, so that the per-task checks (one per spawn, one
     /// per run) read a field of this struct, not the pool's shared level.
     records_tasks: Cell<bool>,
+    /// This seat's flight recorder ring, for the per-task events.
+    seat_ring: crate::recorder::SeatRing,
 }
 
 #[cfg(not(loom))]
@@ -309,6 +311,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
 impl WorkerThread {
     fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let seat_ring = registry.flight.seat_ring(state.index);
         WorkerThread {
             registry,
             state,
@@ -318,6 +321,7 @@ impl WorkerThread {
             tick: Cell::new(0),
             pacer: PullPacer::default(),
             records_tasks: Cell::new(false),
+            seat_ring,
         }
     }
 
@@ -345,7 +349,9 @@ impl WorkerThread {
 
     fn push_local(&self, task: Task) {
         if self.records_tasks() {
-            self.flight().spawned_local(&task);
+            // SAFETY: this worker holds its pool (`registry`), which owns
+            // the recorder, and is the thread in the ring's seat.
+            unsafe { self.seat_ring.spawned_local(&task) };
         }
         self.registry.counts.local_spawned(self.state.index);
         self.state.queue.push(task);
@@ -622,7 +628,8 @@ impl WorkerThread {
     fn execute_recorded(&self, task: Task, nested: bool) -> PanicPolicy {
         let flight = self.flight();
         let id = task.record_id();
-        flight.run_begin(id);
+        // SAFETY: as in `push_local`.
+        unsafe { self.seat_ring.run_begin(id) };
         match catch_unwind(AssertUnwindSafe(move || task.run())) {
             // The run's end is the next event of this level (the next run's
             // begin, a state change, a wait's end): see `recording::merge`.

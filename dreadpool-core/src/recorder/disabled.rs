@@ -45,6 +45,31 @@ impl FlightRecorder {
     }
 }
 
+/// No recorder: no ring.
+#[derive(Clone, Copy)]
+pub(crate) struct SeatRing;
+
+#[allow(clippy::unused_self)]
+impl FlightRecorder {
+    pub(crate) fn seat_ring(&self, _index: usize) -> SeatRing {
+        SeatRing
+    }
+}
+
+#[allow(clippy::unused_self)]
+impl SeatRing {
+    /// # Safety
+    ///
+    /// None needed: it does nothing (the same contract as the real one).
+    #[inline(always)]
+    pub(crate) unsafe fn spawned_local(self, _task: &Task) {}
+    /// # Safety
+    ///
+    /// As for `spawned_local`.
+    #[inline(always)]
+    pub(crate) unsafe fn run_begin(self, _id: u64) {}
+}
+
 /// No recorder: records nothing.
 pub(crate) struct WorkerTrack<'a>(std::marker::PhantomData<&'a ()>);
 
@@ -55,11 +80,7 @@ impl WorkerTrack<'_> {
         false
     }
     #[inline(always)]
-    pub(crate) fn spawned_local(&self, _task: &Task) {}
-    #[inline(always)]
     pub(crate) fn spawned_inbox(&self, _task: &Task, _worker: usize) {}
-    #[inline(always)]
-    pub(crate) fn run_begin(&self, _id: u64) {}
     #[inline(always)]
     pub(crate) fn run_panicked(&self, _id: u64) {}
     #[inline(always)]

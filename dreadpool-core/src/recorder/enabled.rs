@@ -253,6 +253,53 @@ fn take(shared: &Shared, workers: usize) -> Recording {
     }
 }
 
+/// A worker's direct pointer to its seat's ring, for the two per-task
+/// events (a spawn, a run): it spares them the walk from the pool through
+/// the recorder to the ring (four dependent loads) on the hottest path.
+#[derive(Clone, Copy)]
+pub(crate) struct SeatRing(std::ptr::NonNull<Ring>);
+
+impl FlightRecorder {
+    /// Worker `index`'s ring, for [`SeatRing`].
+    pub(crate) fn seat_ring(&self, index: usize) -> SeatRing {
+        SeatRing(std::ptr::NonNull::from(&*self.shared.rings[index]))
+    }
+}
+
+impl SeatRing {
+    /// A spawn into the worker's own queue.
+    ///
+    /// # Safety
+    ///
+    /// The recorder this came from must still exist (the worker holds its
+    /// pool), and the caller must be the thread in the ring's seat.
+    #[inline(always)]
+    pub(crate) unsafe fn spawned_local(self, task: &Task) {
+        // SAFETY: the rings live as long as the recorder (a boxed slice,
+        // never moved or shrunk), which the caller keeps alive.
+        let ring = unsafe { self.0.as_ref() };
+        ring.push(pack(
+            clock::now(),
+            event::SPAWN,
+            event::QUEUE_LOCAL,
+            0,
+            task.record_id(),
+        ));
+    }
+
+    /// A task is about to run.
+    ///
+    /// # Safety
+    ///
+    /// As for [`spawned_local`](Self::spawned_local).
+    #[inline(always)]
+    pub(crate) unsafe fn run_begin(self, id: u64) {
+        // SAFETY: as in `spawned_local`.
+        let ring = unsafe { self.0.as_ref() };
+        ring.push(pack(clock::now(), event::RUN_BEGIN, 0, 0, id));
+    }
+}
+
 /// A worker seat's view of the recorder. Only the thread in the seat may
 /// call its methods (its ring has one writer).
 pub(crate) struct WorkerTrack<'a> {
@@ -287,13 +334,6 @@ impl WorkerTrack<'_> {
         self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
     }
 
-    /// A spawn into the worker's own queue; the caller checked that task
-    /// events are recorded (it caches the level).
-    #[inline(always)]
-    pub(crate) fn spawned_local(&self, task: &Task) {
-        self.push(event::SPAWN, event::QUEUE_LOCAL, 0, task.record_id());
-    }
-
     #[inline(always)]
     pub(crate) fn spawned_inbox(&self, task: &Task, worker: usize) {
         if self.records_tasks() {
@@ -308,13 +348,6 @@ impl WorkerTrack<'_> {
 
     /// A task is about to run; `id` from `Task::record_id` (0 when task
     /// events are not recorded).
-    /// A task is about to run; the caller checked that task events are
-    /// recorded.
-    #[inline(always)]
-    pub(crate) fn run_begin(&self, id: u64) {
-        self.push(event::RUN_BEGIN, 0, 0, id);
-    }
-
     /// A task panicked (the only run end recorded: a run otherwise ends
     /// where the next event of its level begins, see `recording::merge`,
     /// which saves an event and a clock read per task).
