@@ -19,6 +19,7 @@ use crate::scenarios::{
     calibrate_spin, compute_plan, compute_serial, latency_histogram, Compute, External, FanOut,
     Idle, Memory, Nested, Wake,
 };
+use crate::two_pools::{IdleBeside, TwoPools};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -26,8 +27,18 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The scenario names, as the command line filters them.
-pub const SCENARIOS: [&str; 9] = [
-    "external", "nested", "fanout", "wake", "idle", "compute", "memory", "oversub", "offload",
+pub const SCENARIOS: [&str; 11] = [
+    "external",
+    "nested",
+    "fanout",
+    "wake",
+    "idle",
+    "compute",
+    "memory",
+    "oversub",
+    "offload",
+    "twopools",
+    "idlebeside",
 ];
 
 /// Wake latency samples a contender takes in one turn.
@@ -179,6 +190,7 @@ the targets of issue 6.
   --quiet-wait SECS  before each repetition, wait up to SECS for other processes
                      to use less than 0.1 CPU (default: 60, or 0 with --quick)
   SCENARIO           any of: external nested fanout wake idle compute memory oversub offload
+                     twopools idlebeside
                      (also accepted as --filter a,b,...); default: all
 ";
 
@@ -434,6 +446,11 @@ pub fn run(options: &Options) -> Results {
     let oversub_threads = 4 * cores();
     let mut pools = PoolSet::new(options.threads).with_backlog(options.backlog);
     let mut oversub = PoolSet::new(oversub_threads).with_backlog(options.backlog);
+    // The second pool of each kind, for the scenarios with two pools in one
+    // process; its threads are named `benchB-...`.
+    let mut second = PoolSet::new(options.threads)
+        .with_backlog(options.backlog)
+        .with_tag("B");
     let mut samples = Samples::default();
     let mut wake: BTreeMap<Contender, WakeRecord> = BTreeMap::new();
     let mut problems = Vec::new();
@@ -570,6 +587,43 @@ pub fn run(options: &Options) -> Results {
             for &c in order.iter().filter(|&&c| OffloadPools::has(c)) {
                 offload::settle();
                 samples.push("offload-many", c, pools.many_at_once(c, sizes.offload_many));
+            }
+        }
+        if wants("twopools") {
+            for &c in order
+                .iter()
+                .filter(|c| c.is_peer() || **c == Contender::Dreadpool)
+            {
+                let times = pools.run_pair(
+                    &mut second,
+                    c,
+                    &TwoPools {
+                        tasks: sizes.external,
+                    },
+                );
+                samples.push("twopools-combined", c, times.combined_over_alone());
+                samples.push("twopools-share", c, times.smaller_share());
+            }
+        }
+        if wants("idlebeside") {
+            // (The seed's threads have no names to find them by.)
+            for &c in order
+                .iter()
+                .filter(|c| (c.is_peer() || **c == Contender::Dreadpool) && **c != Contender::Seed)
+            {
+                let idle = pools.run_pair(
+                    &mut second,
+                    c,
+                    &IdleBeside {
+                        tasks: sizes.external / 4,
+                        window: sizes.idle_window,
+                        idle_prefix: "benchB-",
+                    },
+                );
+                match idle {
+                    Some(ms) => samples.push("idlebeside", c, ms),
+                    None => problems.push(format!("idlebeside/{c}: no /proc/self/task")),
+                }
             }
         }
         if rep < sizes.child_reps {
@@ -766,6 +820,33 @@ fn build_rows(
                 );
             }
         }
+    }
+    if wants("twopools") {
+        row(
+            format!(
+                "two pools of {threads} threads fed at once: combined throughput over one alone"
+            ),
+            "x",
+            Better::Higher,
+            Target::AtLeast(0.8),
+            samples.medians("twopools-combined"),
+        );
+        row(
+            "two pools fed at once: the slower pool's share of the throughput".to_owned(),
+            "x",
+            Better::Higher,
+            Target::AtLeast(0.35),
+            samples.medians("twopools-share"),
+        );
+    }
+    if wants("idlebeside") {
+        row(
+            "an idle pool beside a busy one: its CPU".to_owned(),
+            "ms/s",
+            Better::Lower,
+            Target::AtMost(0.1),
+            samples.medians("idlebeside"),
+        );
     }
     if wants("offload") {
         row(

@@ -154,14 +154,22 @@ pub trait Scenario {
     fn run<P: Spawner>(&self, pool: &'static P, threads: usize) -> Self::Output;
 }
 
+/// Something to run on two pools of the same kind at once.
+pub trait PairScenario {
+    /// What one run measures.
+    type Output;
+    /// Runs once on `a` and `b`, each with `threads` workers.
+    fn run<P: Spawner>(&self, a: &'static P, b: &'static P, threads: usize) -> Self::Output;
+}
+
 /// Builds `contender`'s pool with `threads` workers and leaks it.
 /// `backlog` overrides dreadpool's `with_backlog` default.
-fn build(contender: Contender, threads: usize, backlog: Option<usize>) -> Built {
+fn build(contender: Contender, threads: usize, backlog: Option<usize>, tag: &'static str) -> Built {
     match contender {
         Contender::Dreadpool => {
             let mut builder = dreadpool::ThreadPoolBuilder::new()
                 .with_threads(threads)
-                .with_thread_name("bench-dreadpool");
+                .with_thread_name(format!("bench{tag}-dreadpool"));
             if let Some(backlog) = backlog {
                 builder = builder.with_backlog(backlog);
             }
@@ -171,7 +179,7 @@ fn build(contender: Contender, threads: usize, backlog: Option<usize>) -> Built 
         Contender::DreadpoolTasks => {
             let mut builder = dreadpool::ThreadPoolBuilder::new()
                 .with_threads(threads)
-                .with_thread_name("bench-recorded")
+                .with_thread_name(format!("bench{tag}-recorded"))
                 .with_record_level(dreadpool::RecordLevel::Tasks);
             if let Some(backlog) = backlog {
                 builder = builder.with_backlog(backlog);
@@ -181,23 +189,24 @@ fn build(contender: Contender, threads: usize, backlog: Option<usize>) -> Built 
         Contender::Rayon => Built::Rayon(Box::leak(Box::new(
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
-                .thread_name(|i| format!("bench-rayon-{i}"))
+                .thread_name(move |i| format!("bench{tag}-rayon-{i}"))
                 .build()
                 .expect("rayon pool"),
         ))),
         Contender::Threadpool => Built::Threadpool(Box::leak(Box::new(
             threadpool::Builder::new()
                 .num_threads(threads)
-                .thread_name("bench-threadpool".into())
+                .thread_name(format!("bench{tag}-threadpool"))
                 .build(),
         ))),
         Contender::Tokio => Built::Tokio(Box::leak(Box::new(
             tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(threads)
-                .thread_name("bench-tokio")
+                .thread_name(format!("bench{tag}-tokio"))
                 .build()
                 .expect("tokio runtime"),
         ))),
+        // (The seed's threads are unnamed, as in the seed.)
         Contender::Seed => Built::Seed(Box::leak(Box::new(SeedPool::new(threads)))),
     }
 }
@@ -216,6 +225,9 @@ enum Built {
 pub struct PoolSet {
     threads: usize,
     backlog: Option<usize>,
+    /// Goes into the thread names (`bench{tag}-...`), to tell two sets'
+    /// threads apart.
+    tag: &'static str,
     built: Vec<(Contender, Built)>,
 }
 
@@ -225,6 +237,7 @@ impl PoolSet {
         PoolSet {
             threads,
             backlog: None,
+            tag: "",
             built: Vec::new(),
         }
     }
@@ -236,22 +249,53 @@ impl PoolSet {
         self
     }
 
+    /// Names the set's threads `bench{tag}-...` (default: `bench-...`).
+    pub fn with_tag(mut self, tag: &'static str) -> Self {
+        self.tag = tag;
+        self
+    }
+
     /// The worker count of every pool in the set.
     pub fn threads(&self) -> usize {
         self.threads
     }
 
-    /// Runs `scenario` once on `contender`'s pool (building it first if
-    /// needed).
-    pub fn run<S: Scenario>(&mut self, contender: Contender, scenario: &S) -> S::Output {
-        let built = match self.built.iter().find(|(c, _)| *c == contender) {
+    /// `contender`'s pool, built on first use.
+    fn get(&mut self, contender: Contender) -> Built {
+        match self.built.iter().find(|(c, _)| *c == contender) {
             Some((_, built)) => *built,
             None => {
-                let built = build(contender, self.threads, self.backlog);
+                let built = build(contender, self.threads, self.backlog, self.tag);
                 self.built.push((contender, built));
                 built
             }
-        };
+        }
+    }
+
+    /// Runs `scenario` on `contender`'s pool of this set and of `other`, at
+    /// once (two pools in one process).
+    pub fn run_pair<S: PairScenario>(
+        &mut self,
+        other: &mut PoolSet,
+        contender: Contender,
+        scenario: &S,
+    ) -> S::Output {
+        let (a, b) = (self.get(contender), other.get(contender));
+        let threads = self.threads;
+        match (a, b) {
+            (Built::Dreadpool(a), Built::Dreadpool(b)) => scenario.run(a, b, threads),
+            (Built::Rayon(a), Built::Rayon(b)) => scenario.run(a, b, threads),
+            (Built::Threadpool(a), Built::Threadpool(b)) => scenario.run(a, b, threads),
+            (Built::Tokio(a), Built::Tokio(b)) => scenario.run(a, b, threads),
+            (Built::Seed(a), Built::Seed(b)) => scenario.run(a, b, threads),
+            _ => unreachable!("both sets build the same contender's kind of pool"),
+        }
+    }
+
+    /// Runs `scenario` once on `contender`'s pool (building it first if
+    /// needed).
+    pub fn run<S: Scenario>(&mut self, contender: Contender, scenario: &S) -> S::Output {
+        let built = self.get(contender);
         let threads = self.threads;
         match built {
             Built::Dreadpool(p) => scenario.run(p, threads),

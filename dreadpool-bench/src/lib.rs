@@ -8,6 +8,8 @@
 //! - [`scenarios`]: the measurements of issue 6, one function each.
 //! - [`offload`]: async code awaiting work on a pool, in each pool's
 //!   pattern (issue 19).
+//! - [`two_pools`]: two pools in one process, fed at once; an idle pool
+//!   beside a busy one (issue 18).
 //! - [`sys`]: CPU time and resident memory of this process.
 //! - [`report`]: medians, the targets of issue 6 and the results table.
 //! - [`bootstrap`]: the 95% interval of a wake latency percentile ratio.
@@ -26,3 +28,4 @@ pub mod scenarios;
 pub mod seed;
 pub mod sys;
 pub mod tally;
+pub mod two_pools;

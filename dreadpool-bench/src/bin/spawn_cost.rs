@@ -106,38 +106,13 @@ impl Snapshots {
 
 #[cfg(feature = "metrics")]
 fn snapshot_thread(pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
-    use std::sync::mpsc::{channel, RecvTimeoutError};
-    let Ok(hz) = std::env::var("DREADPOOL_BENCH_SNAPSHOT_HZ") else {
-        return Ok(None);
-    };
-    let hz: f64 = hz
-        .parse()
-        .map_err(|e| format!("DREADPOOL_BENCH_SNAPSHOT_HZ={hz:?}: {e}"))?;
-    if !(hz > 0.0 && hz.is_finite()) {
-        return Err(format!(
-            "DREADPOOL_BENCH_SNAPSHOT_HZ must be positive, not {hz}"
-        ));
-    }
-    let period = std::time::Duration::from_secs_f64(1.0 / hz);
-    let (stop, stopped) = channel::<()>();
-    let thread = std::thread::spawn(move || {
-        let mut taken = 0u64;
-        let mut next = Instant::now();
-        loop {
-            black_box(pool.metrics());
-            taken += 1;
-            next += period;
-            let wait = next.saturating_duration_since(Instant::now());
-            match stopped.recv_timeout(wait) {
-                Err(RecvTimeoutError::Timeout) => {}
-                _ => return taken,
-            }
-        }
-    });
-    Ok(Some(Snapshots { stop, thread }))
+    periodic("DREADPOOL_BENCH_SNAPSHOT_HZ", move || {
+        black_box(pool.metrics());
+    })
 }
 
 /// A thread calling `read` at `hz` times a second until stopped.
+#[cfg(any(feature = "metrics", feature = "recorder"))]
 fn periodic(hz_var: &str, read: impl Fn() + Send + 'static) -> Result<Option<Snapshots>, String> {
     use std::sync::mpsc::{channel, RecvTimeoutError};
     let Ok(hz) = std::env::var(hz_var) else {
