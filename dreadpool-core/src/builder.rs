@@ -106,7 +106,14 @@ impl ThreadPoolBuilder {
 
     /// Sets the number of worker threads. `0` (the default) means the
     /// `DREADPOOL_THREADS` environment variable if it is set to a positive
-    /// number, else the machine's available parallelism.
+    /// number, else the CPUs this process may use, not the host's core
+    /// count: `std::thread::available_parallelism`, which on Linux reads
+    /// the process's affinity mask (`taskset`, cpusets: tested in
+    /// `tests/cpu_quota.rs`) and its cgroup's CPU quota (cgroup v2
+    /// `cpu.max`, v1 `cpu.cfs_quota_us`). A fractional quota is rounded
+    /// down, to at least one thread: a container run with `--cpus=1.5` gets
+    /// one worker, and one with `--cpus=4` on a 64-core host gets four. Set
+    /// the count yourself (or `DREADPOOL_THREADS`) to round up instead.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
