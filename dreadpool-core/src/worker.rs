@@ -621,12 +621,11 @@ impl WorkerThread {
     }
 
     /// [`execute`](Self::execute) at the recorder's `Tasks` level: the run
-    /// between two events carrying the task's identity. Out of line, so that
-    /// the usual path pays one load and branch for it.
-    #[cold]
+    /// after an event carrying the task's identity. Out of line, so that the
+    /// usual path pays one load and branch for it (not `cold`: at `Tasks`
+    /// level it is the usual path).
     #[inline(never)]
     fn execute_recorded(&self, task: Task, nested: bool) -> PanicPolicy {
-        let flight = self.flight();
         let id = task.record_id();
         // SAFETY: as in `push_local`.
         unsafe { self.seat_ring.run_begin(id) };
@@ -635,7 +634,7 @@ impl WorkerThread {
             // begin, a state change, a wait's end): see `recording::merge`.
             Ok(()) => self.completed(),
             Err(payload) => {
-                flight.run_panicked(id);
+                self.flight().run_panicked(id);
                 self.after_panic(payload, nested, id)
             }
         }

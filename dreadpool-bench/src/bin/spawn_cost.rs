@@ -17,7 +17,8 @@
 //! F times a second while the scenarios run (issue 3: a snapshot 100 times a
 //! second must not slow a flat-out pool measurably). With the `recorder`
 //! feature, `DREADPOOL_BENCH_RECORD=off|scheduler|tasks` sets the flight
-//! recorder's level (default: scheduler), and `DREADPOOL_BENCH_RECORDINGS_HZ=F`
+//! recorder's level (default: scheduler), `DREADPOOL_BENCH_RECORD_CAPACITY=N`
+//! its ring size, and `DREADPOOL_BENCH_RECORDINGS_HZ=F`
 //! has another thread take `pool.recording()` F times a second (issue 15: a
 //! recording taken while the pool runs flat out must not stall it).
 
@@ -75,6 +76,13 @@ fn builder(threads: usize) -> Result<ThreadPoolBuilder, String> {
     if let Ok(level) = std::env::var("DREADPOOL_BENCH_RECORD") {
         let level: dreadpool::RecordLevel = level.parse()?;
         builder = builder.with_record_level(level);
+    }
+    #[cfg(feature = "recorder")]
+    if let Ok(events) = std::env::var("DREADPOOL_BENCH_RECORD_CAPACITY") {
+        let events = events
+            .parse()
+            .map_err(|e| format!("DREADPOOL_BENCH_RECORD_CAPACITY={events:?}: {e}"))?;
+        builder = builder.with_record_capacity(events);
     }
     #[cfg(not(feature = "recorder"))]
     if std::env::var_os("DREADPOOL_BENCH_RECORD").is_some() {

@@ -105,6 +105,9 @@ impl Ring {
         // that sees any word below sees `head == n` or later afterwards, and
         // discards the event this overwrites.
         fence(Ordering::Release);
+        // (`base + WORDS <= slots.len()`: `base` is a slot index below
+        // `capacity` times `WORDS`, and there are `capacity * WORDS` words.
+        // The compiler cannot see it; the check costs a compare per event.)
         for (slot, word) in self.slots[base..base + WORDS].iter().zip(event) {
             slot.store(word, Ordering::Relaxed);
         }
