@@ -111,10 +111,14 @@ mod nanos;
 mod protocol;
 #[cfg(feature = "metrics-rs")]
 pub mod publish;
+#[cfg(feature = "recorder")]
+mod recording;
 mod report;
 mod snapshot;
 
-pub use client::{Client, Frame, Hello, CONNECT_TIMEOUT};
+#[cfg(feature = "recorder")]
+pub use client::RECORDING_TIMEOUT;
+pub use client::{Client, Frame, Hello, Message, Requester, CONNECT_TIMEOUT};
 pub use endpoint::Endpoint;
 #[cfg(feature = "metrics-rs")]
 pub use error::BucketsError;
@@ -129,5 +133,9 @@ pub use monitor::{Intervals, Monitor};
 pub use protocol::{MAX_REQUEST_LINE, SCHEMA_VERSION};
 #[cfg(feature = "metrics-rs")]
 pub use publish::Publisher;
+#[cfg(feature = "recorder")]
+pub use recording::{
+    RecordingReply, RecordingRequest, DEFAULT_MAX_RECORDING_EVENTS, MAX_RECORDING_EVENTS,
+};
 pub use report::Report;
 pub use snapshot::{Bucket, HistogramSnapshot, Snapshot, WorkerSnapshot, WorkerState};
