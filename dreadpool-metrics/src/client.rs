@@ -76,8 +76,7 @@ pub struct Requester {
 impl Requester {
     /// Asks for a flight recording; the reply arrives as a
     /// [`Message::Recording`] (or as [`ClientError::Server`] when the
-    /// exporter refuses: no such pool, no recorder, or a recording already
-    /// on its way to this client).
+    /// exporter refuses: no such pool, no recorder).
     #[cfg(feature = "recorder")]
     pub fn request_recording(
         &mut self,

@@ -714,9 +714,10 @@ fn write_loop(shared: &Shared, mut conn: Conn, queue: &Receiver<Frame>, alive: &
 fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &AtomicBool) {
     let mut reader = BufReader::new(conn);
     let mut line = Vec::new();
-    // The latest recording reply sent to this client: while the writer
-    // still holds it (queued or being written), another is refused, so that
-    // a client holds at most one reply's worth of memory in the exporter.
+    // The latest recording reply sent to this client: the next is made
+    // only once the writer has let go of it (written it, or given up on the
+    // client), so that a client holds at most one reply's worth of memory
+    // in the exporter however fast it asks.
     let mut last_recording: Option<Frame> = None;
     loop {
         match protocol::read_line(&mut reader, &mut line, MAX_REQUEST_LINE) {
@@ -725,16 +726,18 @@ fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &A
                     continue;
                 }
                 if let Ok(Request::Recording(params)) = serde_json::from_slice::<Request>(&line) {
-                    let in_flight = last_recording
-                        .as_ref()
-                        .is_some_and(|frame| Arc::strong_count(frame) > 1);
-                    let reply = if in_flight {
-                        error_line(
-                            "a recording is already on its way to this client; ask again once it has arrived",
-                        )
-                    } else {
-                        recording_reply(shared, &params)
-                    };
+                    if let Some(previous) = last_recording.take() {
+                        // There is no event for "the writer dropped its
+                        // copy": poll, briefly. A client waits here only if
+                        // it asks again before reading the last reply.
+                        while Arc::strong_count(&previous) > 1
+                            && alive.load(Ordering::SeqCst)
+                            && !shared.is_stopping()
+                        {
+                            thread::sleep(Duration::from_millis(1));
+                        }
+                    }
+                    let reply = recording_reply(shared, &params);
                     let is_recording = reply.starts_with(RECORDING_LINE_START);
                     if is_recording {
                         last_recording = Some(Arc::clone(&reply));

@@ -35,6 +35,8 @@ pub const MAX_RECORDING_EVENTS: usize = 2_000_000;
 /// The exporter takes a recording of the pool (a copy of its rings, on the
 /// exporter's thread for this client: the pool's workers never wait), keeps
 /// the events this asks for, and sends them back as one `recording` line.
+/// A client's requests are answered in order, and its next recording is
+/// made only once the previous one has been written to it.
 ///
 /// ```
 /// use dreadpool::RecordLevel;
