@@ -816,6 +816,10 @@ fn build_rows(
             );
         }
     }
+    #[cfg(feature = "recorder")]
+    if wants("nested") || wants("external") {
+        recorder_rows(samples, &mut rows);
+    }
     // The wake ratios' 95% intervals, resampling the turns (`bootstrap.rs`).
     let wake_rows = rows
         .iter_mut()
@@ -826,6 +830,43 @@ fn build_rows(
         }
     }
     rows
+}
+
+/// The flight recorder's cost at `Tasks` level: time per task over plain
+/// dreadpool's (issue 15: at most 1.5x on the nested tree), and per event
+/// (at most 5 ns). A task there makes three events: its spawn, its run's
+/// begin and end.
+#[cfg(feature = "recorder")]
+fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
+    const EVENTS_PER_TASK: f64 = 3.0;
+    for (metric, label, ratio_target) in [
+        ("nested", "nested tree", Some(1.5)),
+        ("external", "external spawns", None),
+    ] {
+        let medians = samples.medians(metric);
+        let of = |c| medians.iter().find(|&&(x, _)| x == c).map(|&(_, v)| v);
+        let (Some(plain), Some(recorded)) =
+            (of(Contender::Dreadpool), of(Contender::DreadpoolTasks))
+        else {
+            continue;
+        };
+        rows.push(Row {
+            metric: format!("recorder at Tasks level, {label}: time per task over dreadpool's"),
+            unit: "x",
+            better: Better::Lower,
+            target: ratio_target.map_or(Target::None, Target::AtMost),
+            values: vec![(Contender::Dreadpool, recorded / plain)],
+            interval: None,
+        });
+        rows.push(Row {
+            metric: format!("recorder at Tasks level, {label}: cost per event (3 per task)"),
+            unit: "ns",
+            better: Better::Lower,
+            target: Target::AtMost(5.0),
+            values: vec![(Contender::Dreadpool, (recorded - plain) / EVENTS_PER_TASK)],
+            interval: None,
+        });
+    }
 }
 
 /// The machine, for the report header: CPU model, CPU count, kernel.

@@ -83,17 +83,35 @@ pub enum Contender {
     Tokio,
     /// The seed's original design ([`crate::seed`]).
     Seed,
+    /// dreadpool with its flight recorder at `RecordLevel::Tasks` (every
+    /// spawn and run recorded): not a peer, a measure of the recorder's cost
+    /// (`--features recorder` only).
+    #[cfg(feature = "recorder")]
+    DreadpoolTasks,
 }
 
 impl Contender {
     /// Every contender, dreadpool first.
-    pub const ALL: [Contender; 5] = [
+    pub const ALL: &'static [Contender] = &[
         Contender::Dreadpool,
         Contender::Rayon,
         Contender::Threadpool,
         Contender::Tokio,
         Contender::Seed,
+        #[cfg(feature = "recorder")]
+        Contender::DreadpoolTasks,
     ];
+
+    /// Whether this is one of the other pools dreadpool is compared with
+    /// (dreadpool's own variants are not).
+    pub fn is_peer(self) -> bool {
+        match self {
+            Contender::Dreadpool => false,
+            #[cfg(feature = "recorder")]
+            Contender::DreadpoolTasks => false,
+            _ => true,
+        }
+    }
 
     /// The name used on the command line and in the table.
     pub fn name(self) -> &'static str {
@@ -103,6 +121,8 @@ impl Contender {
             Contender::Threadpool => "threadpool",
             Contender::Tokio => "tokio",
             Contender::Seed => "seed",
+            #[cfg(feature = "recorder")]
+            Contender::DreadpoolTasks => "dreadpool-tasks",
         }
     }
 }
@@ -118,7 +138,8 @@ impl FromStr for Contender {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Contender::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|c| c.name() == s)
             .ok_or_else(|| format!("unknown contender {s:?}"))
     }
@@ -141,6 +162,17 @@ fn build(contender: Contender, threads: usize, backlog: Option<usize>) -> Built 
             let mut builder = dreadpool::ThreadPoolBuilder::new()
                 .with_threads(threads)
                 .with_thread_name("bench-dreadpool");
+            if let Some(backlog) = backlog {
+                builder = builder.with_backlog(backlog);
+            }
+            Built::Dreadpool(Box::leak(Box::new(builder.build())))
+        }
+        #[cfg(feature = "recorder")]
+        Contender::DreadpoolTasks => {
+            let mut builder = dreadpool::ThreadPoolBuilder::new()
+                .with_threads(threads)
+                .with_thread_name("bench-recorded")
+                .with_record_level(dreadpool::RecordLevel::Tasks);
             if let Some(backlog) = backlog {
                 builder = builder.with_backlog(backlog);
             }

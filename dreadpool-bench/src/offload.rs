@@ -99,12 +99,15 @@ impl OffloadPools {
                 .await
                 .expect("work does not panic"),
             Contender::Seed => unreachable!("the seed design has no result handles"),
+            #[cfg(feature = "recorder")]
+            Contender::DreadpoolTasks => unreachable!("not an offload contender"),
         }
     }
 
-    /// Whether `contender` takes part (the seed has no result handles).
+    /// Whether `contender` takes part (the seed has no result handles; the
+    /// recorder's contender measures spawns, not offloads).
     pub fn has(contender: Contender) -> bool {
-        contender != Contender::Seed
+        contender == Contender::Dreadpool || (contender.is_peer() && contender != Contender::Seed)
     }
 
     /// `n` offloads one after another from a current-thread runtime:

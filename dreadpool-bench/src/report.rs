@@ -101,7 +101,7 @@ impl Row {
             .values
             .iter()
             .copied()
-            .filter(|(c, v)| *c != Contender::Dreadpool && v.is_finite());
+            .filter(|(c, v)| c.is_peer() && v.is_finite());
         match self.better {
             Better::Lower => peers.min_by(|a, b| a.1.total_cmp(&b.1)),
             Better::Higher => peers.max_by(|a, b| a.1.total_cmp(&b.1)),

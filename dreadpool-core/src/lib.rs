@@ -54,6 +54,10 @@
 //!   runs inside the span that was current where it was spawned.
 //! - `metrics`: per-worker lock-free counters and latency histograms. Off, it
 //!   compiles to nothing.
+//! - `recorder`: the flight recorder, a timeline of the scheduler kept in
+//!   per-worker rings (`RecordLevel`, `ThreadPool::recording`,
+//!   `Recording::write_perfetto`): the design is in
+//!   `src/recorder/README.md`. Off, it compiles to nothing.
 //!
 //! ```
 //! use dreadpool::ThreadPoolBuilder;
@@ -87,6 +91,30 @@ mod task_handle;
 mod thread_hooks;
 mod trace;
 mod worker;
+
+/// The flight recorder's ring, for its loom model (`tests/loom.rs`): not
+/// part of the API, and only there under `--cfg loom`.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod __loom {
+    /// A ring of three-word events (see `recorder/ring.rs`).
+    pub struct Ring(crate::recorder::ring::Ring);
+
+    impl Ring {
+        /// A ring of `capacity` events.
+        pub fn new(capacity: usize) -> Self {
+            Ring(crate::recorder::ring::Ring::new(capacity))
+        }
+        /// Publishes an event (one writer at a time).
+        pub fn push(&self, event: [u64; 3]) {
+            self.0.push(event);
+        }
+        /// The intact events, oldest first.
+        pub fn copy(&self) -> Vec<[u64; 3]> {
+            self.0.copy().events
+        }
+    }
+}
 
 pub use builder::{
     ThreadPoolBuilder, DEFAULT_BACKLOG, DEFAULT_THREAD_NAME, MAX_STACK_SIZE, MAX_THREADS,

@@ -72,7 +72,8 @@ impl<F: FnOnce()> VTable<F> {
 }
 
 /// The boxed table for the box `f` (a helper to name the type of a box of
-/// a closure, which has no name).
+/// a closure, which has no name: the box itself must be the argument).
+#[allow(clippy::borrowed_box)]
 fn boxed_table<G: FnOnce()>(_f: &Box<G>) -> &'static TaskVTable {
     &VTable::<Box<G>>::BOXED_TABLE
 }

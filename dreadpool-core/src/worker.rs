@@ -57,6 +57,11 @@ struct WorkerThread {
     tick: Cell<u32>,
     /// The pause before the next global pull when out of local work.
     pacer: PullPacer,
+    /// Whether the flight recorder records task events (its `Tasks` level),
+    /// as last looked up: refreshed every `GLOBAL_CHECK_INTERVAL` tasks and
+    /// around every sleep, so that the per-task checks (one per spawn, one
+    /// per run) read a field of this struct, not the pool's shared level.
+    records_tasks: Cell<bool>,
 }
 
 #[cfg(not(loom))]
@@ -245,6 +250,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
     let mut replacement = owes_completion;
     loop {
         let worker = Rc::new(WorkerThread::new(Arc::clone(&registry), state));
+        worker.refresh_record_level();
         CURRENT.with(|current| *current.borrow_mut() = Some(Rc::clone(&worker)));
         if owes_completion {
             // The predecessor's panicked task: counted only now, so that a
@@ -311,6 +317,7 @@ impl WorkerThread {
             rng: Cell::new(seed | 1),
             tick: Cell::new(0),
             pacer: PullPacer::default(),
+            records_tasks: Cell::new(false),
         }
     }
 
@@ -324,8 +331,22 @@ impl WorkerThread {
         self.registry.flight.worker(self.state.index)
     }
 
+    /// Whether to record task events now (see `records_tasks`); a constant
+    /// `false` without the `recorder` feature.
+    #[inline(always)]
+    fn records_tasks(&self) -> bool {
+        crate::recorder::ENABLED && self.records_tasks.get()
+    }
+
+    /// Looks the recorder's level up again.
+    fn refresh_record_level(&self) {
+        self.records_tasks.set(self.flight().records_tasks());
+    }
+
     fn push_local(&self, task: Task) {
-        self.flight().spawned_local(&task);
+        if self.records_tasks() {
+            self.flight().spawned_local(&task);
+        }
         self.registry.counts.local_spawned(self.state.index);
         self.state.queue.push(task);
         self.registry.sleep.notify_local_task();
@@ -429,6 +450,7 @@ impl WorkerThread {
         let tick = self.tick.get().wrapping_add(1);
         self.tick.set(tick);
         if tick.is_multiple_of(GLOBAL_CHECK_INTERVAL) {
+            self.refresh_record_level();
             if let Some(task) = self.pull_inbox().or_else(|| self.pull_global()) {
                 return Some(task);
             }
@@ -586,7 +608,7 @@ impl WorkerThread {
     /// `Continue`: the thread cannot be replaced under the waiting task.
     #[inline(always)]
     fn execute(&self, task: Task, nested: bool) -> PanicPolicy {
-        if self.flight().records_tasks() {
+        if self.records_tasks() {
             return self.execute_recorded(task, nested);
         }
         self.execute_unrecorded(task, nested)
@@ -601,21 +623,22 @@ impl WorkerThread {
         let flight = self.flight();
         let id = task.record_id();
         flight.run_begin(id);
-        let result = catch_unwind(AssertUnwindSafe(move || task.run()));
-        flight.run_end(id, result.is_err());
-        match result {
+        match catch_unwind(AssertUnwindSafe(move || task.run())) {
+            // The run's end is the next event of this level (the next run's
+            // begin, a state change, a wait's end): see `recording::merge`.
             Ok(()) => self.completed(),
             Err(payload) => {
-                flight.panicked(id);
-                self.after_panic(payload, nested)
+                flight.run_panicked(id);
+                self.after_panic(payload, nested, id)
             }
         }
     }
 
+    #[inline(always)]
     fn execute_unrecorded(&self, task: Task, nested: bool) -> PanicPolicy {
         match catch_unwind(AssertUnwindSafe(move || task.run())) {
             Ok(()) => self.completed(),
-            Err(payload) => self.after_panic(payload, nested),
+            Err(payload) => self.after_panic(payload, nested, 0),
         }
     }
 
@@ -626,9 +649,19 @@ impl WorkerThread {
         PanicPolicy::Continue
     }
 
-    /// A task panicked: report it, and say whether to respawn.
-    fn after_panic(&self, payload: crate::panic::PanicPayload, nested: bool) -> PanicPolicy {
+    /// A task panicked: report it, and say whether to respawn. `id` is its
+    /// identity for the flight recorder (0 if it has none). The panic is
+    /// recorded before it is reported, so that a recording the report
+    /// triggers shows it.
+    #[cold]
+    fn after_panic(
+        &self,
+        payload: crate::panic::PanicPayload,
+        nested: bool,
+        id: u64,
+    ) -> PanicPolicy {
         let index = self.state.index;
+        self.flight().panicked(id);
         let policy = self.registry.on_task_panic(index, payload);
         // (on_task_panic contains the handler's and the subscriber's
         // panics itself, so this cannot unwind.)
@@ -688,6 +721,7 @@ impl WorkerThread {
         crate::trace::sleeping(index);
         self.recorder().parking();
         self.flight().sleeping();
+        self.refresh_record_level();
         self.pacer.reset();
         let handed = match until.and_then(|t| t.deadline) {
             Some(deadline) => registry.sleep.park_until(index, deadline),
@@ -695,6 +729,7 @@ impl WorkerThread {
         };
         crate::trace::woken(index);
         self.flight().woken(handed.is_some());
+        self.refresh_record_level();
         match handed {
             Some(task) => Idle::HandedOff(task),
             None => {

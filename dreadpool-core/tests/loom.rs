@@ -35,7 +35,12 @@
 //!   a polled `TaskHandle` looks for the result and leaves its waker in two
 //!   critical sections, so a task that ends in between wakes nobody.
 //!
-//! `.ci/run` runs the clean build and all seven broken ones.
+//! - `__broken_ring_no_recheck` (fails
+//!   `the_recorders_reader_never_keeps_a_torn_event`): the flight recorder's
+//!   reader trusts its copy of the ring without looking at the head again,
+//!   so it can return an event the writer was overwriting.
+//!
+//! `.ci/run` runs the clean build and all eight broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -238,5 +243,41 @@ fn awaiting_a_handle_races_the_task() {
         };
         assert_eq!(value, 7);
         drop(pool);
+    });
+}
+
+/// The flight recorder's ring: a writer laps a two-slot ring while a reader
+/// copies it; every event the reader keeps is whole (its three words from
+/// one event) and they are consecutive.
+#[test]
+fn the_recorders_reader_never_keeps_a_torn_event() {
+    model(|| {
+        let ring = Arc::new(dreadpool_core::__loom::Ring::new(2));
+        let writer = {
+            let ring = Arc::clone(&ring);
+            loom::thread::spawn(move || {
+                for n in 1..=3u64 {
+                    ring.push([n, n, n]);
+                }
+            })
+        };
+        // Without a yield here loom runs the copy before the writer ever
+        // starts (one execution, nothing explored).
+        loom::thread::yield_now();
+        let copied = ring.copy();
+        for event in &copied {
+            assert!(
+                event[0] == event[1] && event[1] == event[2],
+                "torn event {event:?}"
+            );
+        }
+        for pair in copied.windows(2) {
+            assert_eq!(
+                pair[1][0],
+                pair[0][0] + 1,
+                "events out of order: {copied:?}"
+            );
+        }
+        writer.join().unwrap();
     });
 }

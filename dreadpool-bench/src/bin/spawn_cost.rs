@@ -15,7 +15,11 @@
 //! feature, `DREADPOOL_BENCH_SAMPLING=N` sets `with_latency_sampling(N)`, and
 //! `DREADPOOL_BENCH_SNAPSHOT_HZ=F` has another thread take `pool.metrics()`
 //! F times a second while the scenarios run (issue 3: a snapshot 100 times a
-//! second must not slow a flat-out pool measurably).
+//! second must not slow a flat-out pool measurably). With the `recorder`
+//! feature, `DREADPOOL_BENCH_RECORD=off|scheduler|tasks` sets the flight
+//! recorder's level (default: scheduler), and `DREADPOOL_BENCH_RECORDINGS_HZ=F`
+//! has another thread take `pool.recording()` F times a second (issue 15: a
+//! recording taken while the pool runs flat out must not stall it).
 
 use dreadpool::{ThreadPool, ThreadPoolBuilder};
 use std::hint::black_box;
@@ -65,7 +69,17 @@ fn run(pool: &'static ThreadPool, scenario: &str) -> Result<u64, String> {
 }
 
 fn builder(threads: usize) -> Result<ThreadPoolBuilder, String> {
-    let builder = ThreadPoolBuilder::new().with_threads(threads);
+    #[allow(unused_mut)]
+    let mut builder = ThreadPoolBuilder::new().with_threads(threads);
+    #[cfg(feature = "recorder")]
+    if let Ok(level) = std::env::var("DREADPOOL_BENCH_RECORD") {
+        let level: dreadpool::RecordLevel = level.parse()?;
+        builder = builder.with_record_level(level);
+    }
+    #[cfg(not(feature = "recorder"))]
+    if std::env::var_os("DREADPOOL_BENCH_RECORD").is_some() {
+        return Err("DREADPOOL_BENCH_RECORD needs the recorder feature".to_string());
+    }
     #[cfg(feature = "metrics")]
     if let Ok(n) = std::env::var("DREADPOOL_BENCH_SAMPLING") {
         let n = n
@@ -123,6 +137,50 @@ fn snapshot_thread(pool: &'static ThreadPool) -> Result<Option<Snapshots>, Strin
     Ok(Some(Snapshots { stop, thread }))
 }
 
+/// A thread calling `read` at `hz` times a second until stopped.
+fn periodic(hz_var: &str, read: impl Fn() + Send + 'static) -> Result<Option<Snapshots>, String> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let Ok(hz) = std::env::var(hz_var) else {
+        return Ok(None);
+    };
+    let hz: f64 = hz.parse().map_err(|e| format!("{hz_var}={hz:?}: {e}"))?;
+    if !(hz > 0.0 && hz.is_finite()) {
+        return Err(format!("{hz_var} must be positive, not {hz}"));
+    }
+    let period = std::time::Duration::from_secs_f64(1.0 / hz);
+    let (stop, stopped) = channel::<()>();
+    let thread = std::thread::spawn(move || {
+        let mut taken = 0u64;
+        let mut next = Instant::now();
+        loop {
+            read();
+            taken += 1;
+            next += period;
+            let wait = next.saturating_duration_since(Instant::now());
+            match stopped.recv_timeout(wait) {
+                Err(RecvTimeoutError::Timeout) => {}
+                _ => return taken,
+            }
+        }
+    });
+    Ok(Some(Snapshots { stop, thread }))
+}
+
+#[cfg(feature = "recorder")]
+fn recording_thread(pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
+    periodic("DREADPOOL_BENCH_RECORDINGS_HZ", move || {
+        black_box(pool.recording());
+    })
+}
+
+#[cfg(not(feature = "recorder"))]
+fn recording_thread(_pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
+    match std::env::var("DREADPOOL_BENCH_RECORDINGS_HZ") {
+        Ok(_) => Err("DREADPOOL_BENCH_RECORDINGS_HZ needs the recorder feature".to_string()),
+        Err(_) => Ok(None),
+    }
+}
+
 #[cfg(not(feature = "metrics"))]
 fn snapshot_thread(_pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
     match std::env::var("DREADPOOL_BENCH_SNAPSHOT_HZ") {
@@ -145,6 +203,7 @@ fn main() -> Result<(), String> {
         builder(threads)?.try_build().map_err(|e| e.to_string())?,
     ));
     let snapshots = snapshot_thread(pool)?;
+    let recordings = recording_thread(pool)?;
     let mut per_task = Vec::with_capacity(reps);
     for _ in 0..reps {
         let start = Instant::now();
@@ -154,6 +213,10 @@ fn main() -> Result<(), String> {
     if let Some(snapshots) = snapshots {
         let taken = snapshots.stop();
         eprintln!("spawn_cost: {taken} snapshots taken");
+    }
+    if let Some(recordings) = recordings {
+        let taken = recordings.stop();
+        eprintln!("spawn_cost: {taken} recordings taken");
     }
     per_task.sort_by(f64::total_cmp);
     println!(

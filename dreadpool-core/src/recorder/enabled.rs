@@ -22,7 +22,7 @@ use crate::task::Task;
 use crossbeam_utils::CachePadded;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{OnceLock, Weak};
+use std::sync::Weak;
 use std::time::Duration;
 
 /// Pools now recording at `Tasks` level, process-wide: while any is, every
@@ -35,6 +35,10 @@ static POOLS_RECORDING_TASKS: AtomicUsize = AtomicUsize::new(0);
 pub(crate) fn boxes_every_task() -> bool {
     POOLS_RECORDING_TASKS.load(Ordering::Relaxed) != 0
 }
+
+/// Whether the recorder is compiled in: lets call sites fold their checks
+/// away without it.
+pub(crate) const ENABLED: bool = true;
 
 /// What a pool's recorder needs to be made.
 #[derive(Clone, Default)]
@@ -51,10 +55,10 @@ struct Shared {
     pool_id: u64,
     pool_name: String,
     level: AtomicU8,
-    capacity: usize,
-    /// One ring per worker seat, made at build if the level is not `Off`,
-    /// else when recording is first switched on.
-    rings: OnceLock<Box<[CachePadded<Ring>]>>,
+    /// One ring per worker seat, made at build whatever the level: from
+    /// zeroed memory, so a ring that records nothing (level `Off`) never
+    /// becomes resident, and an event needs no check that the rings exist.
+    rings: Box<[CachePadded<Ring>]>,
     trigger: Option<TriggerState>,
 }
 
@@ -75,8 +79,13 @@ impl FlightRecorder {
                 pool_id: NEXT_POOL_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 pool_name: pool_name.to_owned(),
                 level: AtomicU8::new(RecordLevel::Off.as_u8()),
-                capacity: config.capacity.unwrap_or(DEFAULT_RECORD_CAPACITY),
-                rings: OnceLock::new(),
+                rings: (0..workers)
+                    .map(|_| {
+                        CachePadded::new(Ring::new(
+                            config.capacity.unwrap_or(DEFAULT_RECORD_CAPACITY),
+                        ))
+                    })
+                    .collect(),
                 trigger: config.trigger.map(TriggerState::new),
             }),
             workers,
@@ -90,15 +99,8 @@ impl FlightRecorder {
         RecordLevel::from_u8(self.shared.level.load(Ordering::Relaxed))
     }
 
-    /// Switches the level; the rings are made on first use.
+    /// Switches the level.
     pub(crate) fn set_level(&self, level: RecordLevel) {
-        if level != RecordLevel::Off {
-            self.shared.rings.get_or_init(|| {
-                (0..self.workers)
-                    .map(|_| CachePadded::new(Ring::new(self.shared.capacity)))
-                    .collect()
-            });
-        }
         // Boxing switched on before the level says Tasks (and off after it
         // stops saying so), so that every task spawned while a worker
         // records spawns has an identity.
@@ -228,10 +230,8 @@ fn take(shared: &Shared, workers: usize) -> Recording {
             .collect();
         tracks.push(TrackEvents { track, events });
     };
-    if let Some(rings) = shared.rings.get() {
-        for (index, ring) in rings.iter().enumerate() {
-            timed(Track::Worker(index), ring.copy());
-        }
+    for (index, ring) in shared.rings.iter().enumerate() {
+        timed(Track::Worker(index), ring.copy());
     }
     let mut outside_names = Vec::new();
     for ring in outside_rings(shared.pool_id) {
@@ -277,9 +277,7 @@ impl WorkerTrack<'_> {
 
     #[inline(always)]
     fn push(&self, kind: u8, a: u32, b: u32, c: u64) {
-        if let Some(rings) = self.shared.rings.get() {
-            rings[self.index].push(pack(clock::now(), kind, a, b, c));
-        }
+        self.shared.rings[self.index].push(pack(clock::now(), kind, a, b, c));
     }
 
     /// Whether task events are recorded now: the run path reads a task's
@@ -289,11 +287,11 @@ impl WorkerTrack<'_> {
         self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
     }
 
+    /// A spawn into the worker's own queue; the caller checked that task
+    /// events are recorded (it caches the level).
     #[inline(always)]
     pub(crate) fn spawned_local(&self, task: &Task) {
-        if self.records_tasks() {
-            self.push(event::SPAWN, event::QUEUE_LOCAL, 0, task.record_id());
-        }
+        self.push(event::SPAWN, event::QUEUE_LOCAL, 0, task.record_id());
     }
 
     #[inline(always)]
@@ -310,20 +308,19 @@ impl WorkerTrack<'_> {
 
     /// A task is about to run; `id` from `Task::record_id` (0 when task
     /// events are not recorded).
+    /// A task is about to run; the caller checked that task events are
+    /// recorded.
     #[inline(always)]
     pub(crate) fn run_begin(&self, id: u64) {
-        self.record(RecordLevel::Tasks, event::RUN_BEGIN, 0, 0, id);
+        self.push(event::RUN_BEGIN, 0, 0, id);
     }
 
+    /// A task panicked (the only run end recorded: a run otherwise ends
+    /// where the next event of its level begins, see `recording::merge`,
+    /// which saves an event and a clock read per task).
     #[inline(always)]
-    pub(crate) fn run_end(&self, id: u64, panicked: bool) {
-        self.record(
-            RecordLevel::Tasks,
-            event::RUN_END,
-            u32::from(panicked),
-            0,
-            id,
-        );
+    pub(crate) fn run_panicked(&self, id: u64) {
+        self.push(event::RUN_END, 1, 0, id);
     }
 
     pub(crate) fn pulled_global(&self, batch: usize, local_depth: impl FnOnce() -> usize) {
@@ -419,11 +416,7 @@ impl WakerLog {
         }
         let raw = pack(clock::now(), event::UNPARK, index as u32, 0, 0);
         match crate::worker::current_index_in_pool(shared.pool_id) {
-            Some(me) => {
-                if let Some(rings) = shared.rings.get() {
-                    rings[me].push(raw);
-                }
-            }
+            Some(me) => shared.rings[me].push(raw),
             None => push_outside(shared, raw),
         }
     }
@@ -457,36 +450,57 @@ static OUTSIDE: Mutex<Vec<Arc<OutsideRing>>> = Mutex::new(Vec::new());
 /// This thread's outside rings, by pool; marks them dead when it ends. The
 /// process-wide list owns them (until their pool is dropped, or their thread
 /// ended long ago), so a long-lived thread that spawns into many short-lived
-/// pools keeps none of theirs alive.
-struct MyRings(HashMap<u64, Weak<OutsideRing>>);
+/// pools keeps none of theirs alive, except the last one it used: `last`
+/// spares the usual spawn, into the same pool as the one before, a map
+/// lookup and a reference count.
+#[derive(Default)]
+struct MyRings {
+    last: Option<(u64, Arc<OutsideRing>)>,
+    all: HashMap<u64, Weak<OutsideRing>>,
+}
 
 impl Drop for MyRings {
     fn drop(&mut self) {
-        for ring in self.0.values().filter_map(Weak::upgrade) {
+        for ring in self.all.values().filter_map(Weak::upgrade) {
             ring.alive.store(false, Ordering::Relaxed);
         }
     }
 }
 
 thread_local! {
-    static MY_RINGS: RefCell<MyRings> = RefCell::new(MyRings(HashMap::new()));
+    static MY_RINGS: RefCell<MyRings> = RefCell::new(MyRings::default());
 }
 
 /// Writes `raw` into this thread's ring for `shared`'s pool, making the ring
 /// on first use (the only lock and allocation, once per thread and pool).
+#[inline]
 fn push_outside(shared: &Shared, raw: [u64; 3]) {
     let _ = MY_RINGS.try_with(|mine| {
         let mut mine = mine.borrow_mut();
-        if let Some(ring) = mine.0.get(&shared.pool_id).and_then(Weak::upgrade) {
-            ring.ring.push(raw);
-            return;
+        if let Some((pool, ring)) = &mine.last {
+            if *pool == shared.pool_id {
+                ring.ring.push(raw);
+                return;
+            }
         }
-        // Forget rings whose pools are gone, then make this one.
-        mine.0.retain(|_, ring| ring.strong_count() > 0);
-        let ring = register_outside(shared.pool_id);
-        ring.ring.push(raw);
-        mine.0.insert(shared.pool_id, Arc::downgrade(&ring));
+        push_outside_slow(&mut mine, shared.pool_id, raw);
     });
+}
+
+#[cold]
+fn push_outside_slow(mine: &mut MyRings, pool_id: u64, raw: [u64; 3]) {
+    let ring = match mine.all.get(&pool_id).and_then(Weak::upgrade) {
+        Some(ring) => ring,
+        None => {
+            // Forget rings whose pools are gone, then make this one.
+            mine.all.retain(|_, ring| ring.strong_count() > 0);
+            let ring = register_outside(pool_id);
+            mine.all.insert(pool_id, Arc::downgrade(&ring));
+            ring
+        }
+    };
+    ring.ring.push(raw);
+    mine.last = Some((pool_id, ring));
 }
 
 #[cold]

@@ -62,9 +62,10 @@ pub(crate) fn unpack(raw: RawEvent) -> Unpacked {
     }
 }
 
-/// The public form of an unpacked event whose task identities have been
-/// resolved by `task` (raw identity to id). `None` for a word that is not
-/// an event (a ring slot never written, or an unknown kind).
+/// The public form of an unpacked event whose task identity has been
+/// resolved by `task` (kind, raw identity to id). `None` for a word that is
+/// not an event (a ring slot never written, or an unknown kind), and for a
+/// spawn with no identity.
 pub(crate) fn decode(
     event: &Unpacked,
     mut task: impl FnMut(u8, u64) -> Option<u64>,

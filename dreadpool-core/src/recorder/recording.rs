@@ -266,10 +266,24 @@ pub(crate) struct TrackEvents {
     pub(crate) events: Vec<(u64, Unpacked)>,
 }
 
-/// Merges the tracks in time order and gives tasks their ids: each `Spawn`
-/// a new one, each run the id of the latest spawn of the same task identity
-/// (identities are addresses, reused only after the task ended, so the
-/// latest spawn before a run is its own).
+/// Merges the tracks in time order, gives tasks their ids, and closes runs.
+///
+/// **Ids.** A task's identity is the address of its boxed closure, unique
+/// while the task lives. Each `Spawn` starts a new id for its address; a
+/// `RunBegin` takes the id of the latest spawn of its address (an address
+/// is reused only after its task began to run, so the latest spawn before a
+/// run is its own).
+///
+/// **Run ends.** A worker records when a run begins, not when it ends
+/// (except a panicking one): that saves an event and a clock read per task.
+/// A run ends where the next event of its level on its track happens: the
+/// next run's begin, a change of state away from running (searching,
+/// sleeping, ...), or, for a run inside a wait, the wait's end. Runs nest,
+/// as a stack per track, when a task waits inside another (`WaitBegin`
+/// opens a level, `WaitEnd` closes it). The `RunEnd` events of the
+/// recording are made here, with the id of the run they close (running a
+/// boxed closure frees its box first, so the address may already belong to
+/// a newer task by then).
 pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
     let mut all: Vec<(u64, Track, Unpacked)> = tracks
         .into_iter()
@@ -284,30 +298,92 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
     // equal times a spawn sorts before any other event, so that a run on
     // another worker stamped in the same tick finds it.
     all.sort_by_key(|(time, _, event)| (*time, event.kind != event::SPAWN));
+
+    /// A track's open runs and wait levels.
+    #[derive(Default)]
+    struct Runs {
+        /// Open runs, innermost last: (raw identity, id).
+        open: Vec<(u64, Option<u64>)>,
+        /// For each open wait, how many runs were open when it began.
+        waits: Vec<usize>,
+        /// The id of the run that ended last (for a `Panic` after it).
+        last_ended: Option<u64>,
+    }
+    impl Runs {
+        /// Closes the run open at the current level, if any.
+        fn close(&mut self) -> Option<Option<u64>> {
+            let base = self.waits.last().copied().unwrap_or(0);
+            if self.open.len() > base {
+                let (_, id) = self.open.pop()?;
+                self.last_ended = id;
+                Some(id)
+            } else {
+                None
+            }
+        }
+    }
+
     let mut ids: HashMap<u64, u64> = HashMap::new();
+    let mut runs: HashMap<Track, Runs> = HashMap::new();
     let mut next = 0u64;
-    let mut resolve = |kind: u8, raw: u64| -> Option<u64> {
-        if raw == 0 {
-            return None;
+    let mut events = Vec::with_capacity(all.len() * 3 / 2);
+    for (time_ns, track, event) in all {
+        let raw = event.c;
+        let at = runs.entry(track).or_default();
+        let mut closed = None;
+        let id = match event.kind {
+            event::SPAWN if raw != 0 => {
+                next += 1;
+                ids.insert(raw, next);
+                Some(next)
+            }
+            event::RUN_BEGIN => {
+                closed = at.close();
+                let id = (raw != 0).then(|| {
+                    *ids.entry(raw).or_insert_with(|| {
+                        // Spawned before the oldest event kept.
+                        next += 1;
+                        next
+                    })
+                });
+                at.open.push((raw, id));
+                id
+            }
+            // Recorded only for a panicking run: it is the open one.
+            event::RUN_END => at.close().flatten(),
+            event::PANIC => at.last_ended,
+            event::STATE if event.a != event::RUNNING => {
+                closed = at.close();
+                None
+            }
+            event::WAIT_BEGIN => {
+                at.waits.push(at.open.len());
+                None
+            }
+            event::WAIT_END => {
+                closed = at.close();
+                at.waits.pop();
+                None
+            }
+            _ => None,
+        };
+        if let Some(task) = closed {
+            events.push(RecordedEvent {
+                time_ns,
+                track,
+                kind: EventKind::RunEnd {
+                    task,
+                    panicked: false,
+                },
+            });
         }
-        if kind == event::SPAWN {
-            next += 1;
-            ids.insert(raw, next);
-            return Some(next);
-        }
-        Some(*ids.entry(raw).or_insert_with(|| {
-            // Spawned before the oldest event kept: an id of its own.
-            next += 1;
-            next
-        }))
-    };
-    all.into_iter()
-        .filter_map(|(time_ns, track, event)| {
-            event::decode(&event, &mut resolve).map(|kind| RecordedEvent {
+        if let Some(kind) = event::decode(&event, |_, _| id) {
+            events.push(RecordedEvent {
                 time_ns,
                 track,
                 kind,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    events
 }

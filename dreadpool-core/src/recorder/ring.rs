@@ -69,6 +69,8 @@ pub(crate) struct Ring {
 /// copy) since the ring began.
 pub(crate) struct Copied {
     pub(crate) events: Vec<RawEvent>,
+    // (Only the recorder reads it; the loom model needs the events alone.)
+    #[cfg_attr(not(feature = "recorder"), allow(dead_code))]
     pub(crate) lost: u64,
 }
 

@@ -9,11 +9,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+/// A user's callback for triggered recordings: the recording and why.
+type Callback = Arc<dyn Fn(Recording, &str) + Send + Sync>;
+
 /// Where a triggered recording goes.
 #[derive(Clone)]
 enum Sink {
     Directory(PathBuf),
-    Callback(Arc<dyn Fn(Recording, &str) + Send + Sync>),
+    Callback(Callback),
 }
 
 /// When to take a recording without being asked, and where to put it: set
