@@ -183,8 +183,13 @@ impl Timeline {
         let mut next = strip.changes.partition_point(|&(t, _)| t <= start);
         let mut current = next.checked_sub(1).map(|i| strip.changes[i].1);
         for (i, out) in out.iter_mut().enumerate() {
-            let from = start + width * i as u64;
-            let to = from + width;
+            // Counted back from now, so that the last cell ends at now;
+            // cells before the clock began (a young process) stay empty.
+            let back = width.saturating_mul((count - 1 - i) as u64);
+            let Some(to) = self.now_ns.checked_sub(back) else {
+                continue;
+            };
+            let from = to.saturating_sub(width);
             // Time in each state within [from, to).
             let mut spent = [0u64; 6];
             let mut at = from;
@@ -304,6 +309,18 @@ mod tests {
             Some(Respawning),
             "a respawn shows, however short"
         );
+    }
+
+    #[test]
+    fn a_young_clock_fills_only_the_cells_it_has_seen() {
+        let mut t = Timeline::new();
+        t.absorb(&chunk(250, vec![state(10, 0, WorkerStatus::Sleeping)]));
+        let cells = t.cells(0, 10, Duration::from_millis(100));
+        // 250 ms of clock: the last three cells (the first one partly).
+        assert!(cells[..7].iter().all(|c| c.state.is_none()), "{cells:?}");
+        assert!(cells[7..]
+            .iter()
+            .all(|c| c.state == Some(WorkerStatus::Sleeping)));
     }
 
     #[test]
