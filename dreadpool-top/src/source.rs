@@ -41,21 +41,30 @@ const PANIC_BUFFER: usize = 1_000;
 /// The demo pool's ring size in the dashboard, in events per worker. The
 /// timeline takes a recording every second, and a recording copies and
 /// merges every ring whole: with the default 64Ki events per worker a full
-/// set of 4 rings took 25 ms to take on the 2-core test machine, 2.5% of a
-/// core at one a second; with 8Ki, 3.7 ms. 8Ki events is several seconds of
-/// a busy worker's scheduler events, more than the second between pulls.
-/// (`--record` runs use the default size: they want history, and have no
-/// timeline.)
-pub const DEMO_RECORD_CAPACITY: usize = 1 << 13;
+/// set of 4 rings took 25 ms to take on the 2-core test machine (2.5% of a
+/// core at one a second), with 8Ki 3.7 ms. 4Ki events is about 5 s of a
+/// demo worker's scheduler events at the default load, several times the
+/// second between pulls; under a much heavier load a ring may wrap between
+/// two pulls, and the strip then carries the last state it saw across the
+/// gap. (`--record` runs use the default size: they want history, and have
+/// no timeline.)
+pub const DEMO_RECORD_CAPACITY: usize = 1 << 12;
 
 /// The shortest time between two recordings for the timeline.
 pub const TIMELINE_EVERY: Duration = Duration::from_secs(1);
 
 /// A pull for the timeline waits at least this many times what the last
 /// one cost (the host's time to take it, when attached), so that the
-/// timeline never costs more than 1/200 (0.5%) of a core, whatever the
-/// ring sizes.
-pub const TIMELINE_COST_FACTOR: u32 = 200;
+/// timeline never costs more than 1/800 (0.125%) of a core, whatever the
+/// ring sizes. The demo's pull (4 rings of 4Ki events) took about 2.5 ms in
+/// the dashboard, so its strips move every 2 s.
+pub const TIMELINE_COST_FACTOR: u32 = 800;
+
+/// The same for an attached host, whose exporter thread pays for each pull
+/// (the reply says how long it took): at most 1/100 (1%) of one of the
+/// host's cores per dashboard. With the default 64Ki-event rings (25 ms a
+/// pull for 4 workers) its strips move every 2.5 s.
+pub const HOST_COST_FACTOR: u32 = 100;
 
 /// The most events one timeline digest asks an attached host for (at
 /// about 50 bytes each, 1 MB): a second of the scheduler's events of a
@@ -85,10 +94,9 @@ impl Pacer {
     }
 
     /// A pull that cost `cost` ended at `now`: the next is due after
-    /// [`TIMELINE_EVERY`] or [`TIMELINE_COST_FACTOR`] times the cost,
-    /// whichever is longer.
-    pub fn pulled(&mut self, now: Instant, cost: Duration) {
-        self.next = now + TIMELINE_EVERY.max(cost.saturating_mul(TIMELINE_COST_FACTOR));
+    /// [`TIMELINE_EVERY`] or `factor` times the cost, whichever is longer.
+    pub fn pulled(&mut self, now: Instant, cost: Duration, factor: u32) {
+        self.next = now + TIMELINE_EVERY.max(cost.saturating_mul(factor));
     }
 }
 
@@ -359,7 +367,7 @@ impl Demo {
                 let (chunk, newest) = record::timeline_chunk(&recording, *cursor);
                 *cursor = newest;
                 timelines.push(chunk);
-                pacer.pulled(Instant::now(), now.elapsed());
+                pacer.pulled(Instant::now(), now.elapsed(), TIMELINE_COST_FACTOR);
             }
         }
         Tick {
@@ -628,7 +636,7 @@ impl Attached {
         match pending.purpose {
             Purpose::Save { .. } => self.notes.push(format!("recording not saved: {why}")),
             // The next digest is due after the usual pause.
-            Purpose::Digest { .. } => self.pacer.pulled(Instant::now(), Duration::ZERO),
+            Purpose::Digest { .. } => self.pacer.pulled(Instant::now(), Duration::ZERO, 1),
         }
     }
 
@@ -650,7 +658,8 @@ impl Attached {
                 }
                 self.chunks.push(chunk);
                 // Paced by what the pull cost the host.
-                self.pacer.pulled(Instant::now(), reply.took);
+                self.pacer
+                    .pulled(Instant::now(), reply.took, HOST_COST_FACTOR);
             }
             Purpose::Save { path, .. } => {
                 record::write_in_background(reply.recording, path, self.saved.0.clone());

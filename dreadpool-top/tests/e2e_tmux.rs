@@ -268,7 +268,7 @@ fn timeline_row(screen: &str, w: usize) -> Option<String> {
         .iter()
         .find(|l| l.contains(&label))
         .map(|l| l.to_string())
-        .filter(|row| row.contains('█') || row.contains('·'))
+        .filter(|row| row.contains(['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█', '·']))
 }
 
 #[test]

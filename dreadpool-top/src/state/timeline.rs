@@ -80,6 +80,9 @@ pub struct Cell {
     /// The state the worker spent most of the cell in (`Respawning` if it
     /// respawned at all in it); `None` before anything is known.
     pub state: Option<WorkerStatus>,
+    /// The share of the cell it spent running, in eighths rounded up (so
+    /// that any work at all shows): 0 to 8.
+    pub running: u8,
     /// It stole at least once in the cell.
     pub steal: bool,
     /// A task panicked or the worker respawned in the cell.
@@ -207,6 +210,8 @@ impl Timeline {
             if let Some(s) = current {
                 spent[slot(s)] += to.saturating_sub(at);
             }
+            let ran = spent[slot(WorkerStatus::Running)];
+            out.running = u8::try_from((ran * 8).div_ceil(width).min(8)).unwrap_or(8);
             out.state = if respawning {
                 Some(WorkerStatus::Respawning)
             } else {
@@ -302,6 +307,9 @@ mod tests {
             .map(Some)
         );
         assert!(cells[5].steal && !cells[4].steal && !cells[6].steal);
+        let running: Vec<u8> = cells.iter().map(|c| c.running).collect();
+        // 30 ms of 100 in cell 7: 2.4 eighths, shown as 3.
+        assert_eq!(running, [0, 0, 0, 0, 0, 8, 8, 3, 0, 0]);
         let w1 = t.cells(1, 10, Duration::from_millis(100));
         assert_eq!(w1[8].state, None, "nothing known before its first mark");
         assert_eq!(

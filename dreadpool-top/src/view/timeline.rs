@@ -1,6 +1,7 @@
 //! The timeline panel: each worker's recent seconds as a strip of its
 //! states, from the flight recorder, one cell per [`CELL`], the newest on
-//! the right, with steals and respawns marked.
+//! the right: how busy it was, what it did when idle, where it stole and
+//! where it respawned.
 
 use super::theme;
 use crate::state::sample::WorkerStatus;
@@ -21,33 +22,35 @@ pub fn height(workers: usize) -> u16 {
     u16::try_from(workers).unwrap_or(u16::MAX).saturating_add(2)
 }
 
-/// The glyph and style of a cell.
+/// What marks a cell in which the worker stole: its glyph in this colour.
+pub const STOLE: Color = Color::Magenta;
+
+/// The glyph and style of a cell: a block as tall as the share of the cell
+/// the worker spent running (green), else what it did instead (`▒`
+/// searching, `·` sleeping); magenta if it stole in the cell (steals are
+/// too frequent under load for a glyph of their own: it would hide the
+/// state); `✖` for a panic or respawn.
 pub fn glyph(cell: Cell) -> (char, Style) {
-    let style = match cell.state {
-        Some(WorkerStatus::Sleeping) => theme::dim(),
-        state => theme::state(state),
-    };
-    if cell.respawn {
+    if cell.respawn || cell.state == Some(WorkerStatus::Respawning) {
         let alarm = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
         return ('✖', alarm);
     }
-    let symbol = match cell.state {
-        Some(WorkerStatus::Running) => '█',
-        Some(WorkerStatus::Searching) => '▒',
-        Some(WorkerStatus::Sleeping) => '·',
-        Some(WorkerStatus::Respawning) => '█',
-        Some(WorkerStatus::Stopped) => '_',
-        Some(WorkerStatus::Unknown) | None => ' ',
+    const BLOCKS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let (symbol, style) = if cell.running > 0 {
+        (
+            BLOCKS[usize::from(cell.running.min(8))],
+            theme::state(Some(WorkerStatus::Running)),
+        )
+    } else {
+        match cell.state {
+            Some(WorkerStatus::Searching) => ('▒', theme::state(cell.state)),
+            Some(WorkerStatus::Sleeping) => ('·', theme::dim()),
+            Some(WorkerStatus::Stopped) => ('_', theme::dim()),
+            _ => (' ', Style::new()),
+        }
     };
     if cell.steal {
-        return (
-            '◆',
-            if cell.state.is_none() {
-                theme::label()
-            } else {
-                style
-            },
-        );
+        return (symbol, Style::new().fg(STOLE));
     }
     (symbol, style)
 }
@@ -72,10 +75,10 @@ pub fn render(app: &App, timeline: &Timeline, frame: &mut Frame, area: Rect) {
         Span::styled(format!("last {} ", span(shown)), theme::label()),
     ];
     for (symbol, what, style) in [
-        ("█", " run ", theme::state(Some(WorkerStatus::Running))),
+        ("▁▄█", " run ", theme::state(Some(WorkerStatus::Running))),
         ("▒", " search ", theme::state(Some(WorkerStatus::Searching))),
         ("·", " sleep ", theme::dim()),
-        ("◆", " steal ", theme::label()),
+        ("█", " stole ", Style::new().fg(STOLE)),
         ("✖", " respawn ", theme::alarm()),
     ] {
         title.push(Span::styled(symbol, style));
