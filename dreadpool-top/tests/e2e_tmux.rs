@@ -295,7 +295,7 @@ fn the_timeline_shows_the_workers_and_r_saves_a_recording() {
         (0..4).all(|w| timeline_row(s, w).is_some())
     });
     assert!(
-        screen.contains("█ run") && screen.contains("◆ steal"),
+        screen.contains("█ run") && screen.contains("█ stole"),
         "{screen}"
     );
 
