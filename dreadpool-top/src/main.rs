@@ -32,7 +32,7 @@ fn run(cli: Cli) -> Result<(), String> {
     term::install_panic_hook(source::is_demo_panic);
     let (source, mode) = match &cli.attach {
         Some(addr) => (
-            Source::Attached(Attached::connect(addr, cli.record_dir.clone())?),
+            Source::Attached(Box::new(Attached::connect(addr, cli.record_dir.clone())?)),
             Mode::Attach {
                 addr: addr.clone(),
                 link: Link::Connected,
@@ -61,7 +61,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Source::Demo(demo) => {
                 headless::run_demo(*demo, duration, cli.refresh, cli.json, record, &mut out)
             }
-            Source::Attached(a) => headless::run_attached(a, duration, cli.json, record, &mut out),
+            Source::Attached(a) => headless::run_attached(*a, duration, cli.json, record, &mut out),
         };
         return result.map_err(|e| e.to_string());
     }

@@ -934,8 +934,8 @@ fn read_loop(addr: String, first: Client, tx: Sender<Incoming>) {
 pub enum Source {
     /// The in-process demo (boxed: it holds a monitor's histograms).
     Demo(Box<Demo>),
-    /// An attached host.
-    Attached(Attached),
+    /// An attached host (boxed: it holds its requests' state).
+    Attached(Box<Attached>),
 }
 
 impl Source {
