@@ -2,9 +2,14 @@
 //! served on ADDR by `dreadpool::metrics::Exporter`.
 //!
 //! ```text
-//! cargo run --release --example attach_host --features metrics -- /tmp/dreadpool.sock
+//! cargo run --release --example attach_host --features metrics,recorder -- /tmp/dreadpool.sock
 //! cargo run --release -p dreadpool-top -- --attach /tmp/dreadpool.sock
 //! ```
+//!
+//! Both pools record at `RecordLevel::Tasks`, so the dashboard's timeline
+//! shows their workers' states, and a recording pulled from them (`r` in
+//! the dashboard, or `--headless --duration 5s --record FILE`) shows every
+//! task as a slice in Perfetto.
 //!
 //! ADDR is a Unix socket path or a loopback `host:port` (`127.0.0.1:6670`).
 //! An optional second argument stops the host after that many seconds
@@ -17,7 +22,7 @@
 //! tree every two seconds, so it floods, steals and falls asleep in turns.
 
 use dreadpool::metrics::Exporter;
-use dreadpool::{Handle, ThreadPoolBuilder};
+use dreadpool::{Handle, RecordLevel, ThreadPoolBuilder};
 use std::time::{Duration, Instant};
 
 /// The prefix of this host's deliberate panics (kept off stderr).
@@ -89,11 +94,13 @@ fn main() {
         .with_threads(4)
         .with_thread_name("api")
         .with_latency_sampling(8)
+        .with_record_level(RecordLevel::Tasks)
         .build();
     let batch = ThreadPoolBuilder::new()
         .with_threads(2)
         .with_thread_name("batch")
         .with_latency_sampling(8)
+        .with_record_level(RecordLevel::Tasks)
         .build();
     let exporter = match Exporter::builder().pool(&api).pool(&batch).bind(&addr) {
         Ok(exporter) => exporter,

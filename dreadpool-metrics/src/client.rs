@@ -11,6 +11,12 @@ use std::time::Duration;
 /// How long [`Client::connect`] waits for a TCP connection and the hello.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long [`Client::recording`] waits for its reply: the exporter copies
+/// the pool's rings and serialises up to its event limit (tens of MB at
+/// most), well within this on any machine that runs the pool.
+#[cfg(feature = "recorder")]
+pub const RECORDING_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// What the exporter said about itself when the client connected.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -27,6 +33,9 @@ pub struct Hello {
     pub interval: Duration,
     /// The exported pools' names, in frame order.
     pub pools: Vec<String>,
+    /// Whether it answers `recording` requests (its host was built with the
+    /// `recorder` feature). An exporter from before recordings says `false`.
+    pub recording: bool,
 }
 
 /// One tick's snapshots, one per exported pool in the exporter's order.
@@ -39,6 +48,49 @@ pub struct Frame {
     pub seq: u64,
     /// One snapshot per pool.
     pub pools: Vec<Snapshot>,
+}
+
+/// A message from the exporter that a client acts on, from
+/// [`Client::next_message`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Message {
+    /// A tick's (or a requested) snapshots.
+    Frame(Frame),
+    /// The answer to a recording request (feature `recorder`).
+    #[cfg(feature = "recorder")]
+    Recording(Box<crate::recording::RecordingReply>),
+}
+
+/// Sends requests on a [`Client`]'s connection from another thread, while
+/// the client's own thread reads the replies with
+/// [`Client::next_message`]. Made with [`Client::requester`].
+///
+/// Its writes and the client's own ([`Client::ping`] and the like) go to
+/// the same socket: let one of them write at a time.
+#[derive(Debug)]
+pub struct Requester {
+    writer: Conn,
+}
+
+impl Requester {
+    /// Asks for a flight recording; the reply arrives as a
+    /// [`Message::Recording`] (or as [`ClientError::Server`] when the
+    /// exporter refuses: no such pool, no recorder).
+    #[cfg(feature = "recorder")]
+    pub fn request_recording(
+        &mut self,
+        request: &crate::recording::RecordingRequest,
+    ) -> Result<(), ClientError> {
+        self.writer.write_all(&request.line())?;
+        Ok(())
+    }
+
+    /// Asks for a frame read now (see [`Client::request_snapshot`]).
+    pub fn request_snapshot(&mut self) -> Result<(), ClientError> {
+        self.writer.write_all(b"{\"request\":\"snapshot\"}\n")?;
+        Ok(())
+    }
 }
 
 /// A connection to an [`Exporter`](crate::Exporter): yields one
@@ -132,6 +184,7 @@ impl Client {
                 pid,
                 interval_ms,
                 pools,
+                recording,
             } => {
                 if v != SCHEMA_VERSION {
                     return Err(ClientError::Version {
@@ -146,6 +199,7 @@ impl Client {
                     pid,
                     interval: Duration::from_millis(interval_ms),
                     pools,
+                    recording,
                 })
             }
             Incoming::Error { error } => Err(ClientError::Server(error)),
@@ -193,16 +247,107 @@ impl Client {
     /// error.
     pub fn next_frame(&mut self) -> Result<Frame, ClientError> {
         loop {
+            #[allow(unreachable_patterns)] // `Recording` only with `recorder`
+            match self.next_message()? {
+                Message::Frame(frame) => return Ok(frame),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Waits for the next frame or recording (pongs and repeated hellos
+    /// are consumed here).
+    ///
+    /// # Errors
+    ///
+    /// As [`next_frame`](Self::next_frame).
+    pub fn next_message(&mut self) -> Result<Message, ClientError> {
+        loop {
             match self.read_message()? {
                 Incoming::Snapshots { seq, pools } => {
                     if let Some(last) = self.last_seq {
                         self.missed += seq.saturating_sub(last).saturating_sub(1);
                     }
                     self.last_seq = Some(seq.max(self.last_seq.unwrap_or(0)));
-                    return Ok(Frame { seq, pools });
+                    return Ok(Message::Frame(Frame { seq, pools }));
+                }
+                #[cfg(feature = "recorder")]
+                Incoming::Recording(body) => {
+                    return Ok(Message::Recording(Box::new(body.into_reply())))
                 }
                 Incoming::Error { error } => return Err(ClientError::Server(error)),
                 Incoming::Hello { .. } | Incoming::Pong | Incoming::Other => continue,
+            }
+        }
+    }
+
+    /// A [`Requester`] on this connection, to send requests from another
+    /// thread while this one reads.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Io`] when the socket cannot be duplicated.
+    pub fn requester(&self) -> Result<Requester, ClientError> {
+        Ok(Requester {
+            writer: self.writer.try_clone()?,
+        })
+    }
+
+    /// Asks for a flight recording; the reply arrives through
+    /// [`next_message`](Self::next_message) as a [`Message::Recording`].
+    #[cfg(feature = "recorder")]
+    pub fn request_recording(
+        &mut self,
+        request: &crate::recording::RecordingRequest,
+    ) -> Result<(), ClientError> {
+        self.writer.write_all(&request.line())?;
+        Ok(())
+    }
+
+    /// Asks for a flight recording and waits for it: the request and its
+    /// reply in one call, for scripts. Frames that arrive meanwhile are
+    /// read and dropped (their gap shows in [`missed_frames`](Self::missed_frames)
+    /// only as later `seq` numbers do).
+    ///
+    /// ```
+    /// use dreadpool::{EventKind, RecordLevel, ThreadPoolBuilder};
+    /// use dreadpool::metrics::{Client, Exporter, RecordingRequest};
+    ///
+    /// let pool = ThreadPoolBuilder::new()
+    ///     .with_threads(2)
+    ///     .with_record_level(RecordLevel::Tasks)
+    ///     .build();
+    /// pool.spawn(|| {});
+    /// pool.join();
+    /// let exporter = Exporter::builder().pool(&pool).bind("127.0.0.1:0")?;
+    /// let mut client = Client::connect(&exporter.addr())?;
+    /// let reply = client.recording(&RecordingRequest::pool(0))?;
+    /// let runs = reply.recording.events().iter()
+    ///     .filter(|e| matches!(e.kind, EventKind::RunBegin { .. }))
+    ///     .count();
+    /// assert_eq!(runs, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Server`] when the exporter refuses (no such pool, no
+    /// recorder), [`ClientError::Timeout`] when no recording arrives within
+    /// [`RECORDING_TIMEOUT`], and the errors of
+    /// [`next_frame`](Self::next_frame).
+    #[cfg(feature = "recorder")]
+    pub fn recording(
+        &mut self,
+        request: &crate::recording::RecordingRequest,
+    ) -> Result<crate::recording::RecordingReply, ClientError> {
+        self.request_recording(request)?;
+        let deadline = std::time::Instant::now() + RECORDING_TIMEOUT;
+        loop {
+            if std::time::Instant::now() >= deadline {
+                return Err(ClientError::Timeout(RECORDING_TIMEOUT));
+            }
+            if let Message::Recording(reply) = self.next_message()? {
+                return Ok(*reply);
             }
         }
     }
@@ -260,6 +405,14 @@ impl Client {
             }
             if self.line.iter().all(u8::is_ascii_whitespace) {
                 continue;
+            }
+            // A recording is read straight into its body, without the
+            // buffering a tagged enum needs: it can be tens of MB.
+            #[cfg(feature = "recorder")]
+            if self.line.starts_with(crate::recording::LINE_START) {
+                return serde_json::from_slice(&self.line)
+                    .map(|body| Incoming::Recording(Box::new(body)))
+                    .map_err(|e| ClientError::Protocol(format!("{e} in a recording")));
             }
             return serde_json::from_slice(&self.line).map_err(|e| {
                 let start =

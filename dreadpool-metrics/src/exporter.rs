@@ -39,6 +39,13 @@ pub const DEFAULT_MAX_CLIENTS: usize = 32;
 /// Default time a write to a client may block before the client is dropped.
 pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
+// Defined with the recording types; without the `recorder` feature the
+// builder keeps the field (unused) so that its layout does not depend on it.
+#[cfg(feature = "recorder")]
+use crate::recording::{DEFAULT_MAX_RECORDING_EVENTS, MAX_RECORDING_EVENTS};
+#[cfg(not(feature = "recorder"))]
+const DEFAULT_MAX_RECORDING_EVENTS: usize = 0;
+
 type Frame = Arc<[u8]>;
 
 /// Configures an [`Exporter`]: which pools, how often, how much patience
@@ -69,6 +76,7 @@ pub struct ExporterBuilder {
     client_buffer: usize,
     max_clients: usize,
     write_timeout: Duration,
+    max_recording_events: usize,
 }
 
 impl Default for ExporterBuilder {
@@ -79,6 +87,7 @@ impl Default for ExporterBuilder {
             client_buffer: DEFAULT_CLIENT_BUFFER,
             max_clients: DEFAULT_MAX_CLIENTS,
             write_timeout: DEFAULT_WRITE_TIMEOUT,
+            max_recording_events: DEFAULT_MAX_RECORDING_EVENTS,
         }
     }
 }
@@ -128,6 +137,20 @@ impl ExporterBuilder {
     /// dead or too slow.
     pub fn write_timeout(mut self, timeout: Duration) -> Self {
         self.write_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The most events one `recording` reply carries (default
+    /// [`DEFAULT_MAX_RECORDING_EVENTS`], at least 1, at most
+    /// [`MAX_RECORDING_EVENTS`]): the newest are kept, and the reply says
+    /// how many it left out. This bounds a reply's size (about 70 bytes an
+    /// event) and the memory it takes to make.
+    ///
+    /// [`DEFAULT_MAX_RECORDING_EVENTS`]: crate::DEFAULT_MAX_RECORDING_EVENTS
+    /// [`MAX_RECORDING_EVENTS`]: crate::MAX_RECORDING_EVENTS
+    #[cfg(feature = "recorder")]
+    pub fn max_recording_events(mut self, events: usize) -> Self {
+        self.max_recording_events = events.clamp(1, MAX_RECORDING_EVENTS);
         self
     }
 
@@ -214,6 +237,8 @@ pub struct ExporterStats {
     pub slow_disconnects: u64,
     /// Malformed or unknown requests answered with an error.
     pub bad_requests: u64,
+    /// `recording` replies sent (feature `recorder`).
+    pub recordings: u64,
 }
 
 /// Serves snapshots of one or several pools to clients on a local socket,
@@ -290,6 +315,7 @@ impl Exporter {
             client_buffer: config.client_buffer,
             max_clients: config.max_clients,
             write_timeout: config.write_timeout,
+            max_recording_events: config.max_recording_events,
             stopping: AtomicBool::new(false),
             clients: Mutex::new(Vec::new()),
             last_frame: Mutex::new(None),
@@ -364,6 +390,7 @@ impl Exporter {
             frames_dropped: s.frames_dropped.load(Ordering::Relaxed),
             slow_disconnects: s.slow_disconnects.load(Ordering::Relaxed),
             bad_requests: s.bad_requests.load(Ordering::Relaxed),
+            recordings: s.recordings.load(Ordering::Relaxed),
         }
     }
 
@@ -453,6 +480,8 @@ struct Shared {
     client_buffer: usize,
     max_clients: usize,
     write_timeout: Duration,
+    #[cfg_attr(not(feature = "recorder"), allow(dead_code))]
+    max_recording_events: usize,
     hello: Frame,
     stopping: AtomicBool,
     clients: Mutex<Vec<ClientSlot>>,
@@ -470,6 +499,7 @@ struct Stats {
     frames_dropped: AtomicU64,
     slow_disconnects: AtomicU64,
     bad_requests: AtomicU64,
+    recordings: AtomicU64,
 }
 
 impl Shared {
@@ -516,6 +546,7 @@ fn hello_line(config: &ExporterBuilder) -> Frame {
         pid: std::process::id(),
         interval_ms: u64::try_from(config.interval.as_millis()).unwrap_or(u64::MAX),
         pools: names.iter().map(String::as_str).collect(),
+        recording: cfg!(feature = "recorder"),
     })
     .into()
 }
@@ -683,10 +714,43 @@ fn write_loop(shared: &Shared, mut conn: Conn, queue: &Receiver<Frame>, alive: &
 fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &AtomicBool) {
     let mut reader = BufReader::new(conn);
     let mut line = Vec::new();
+    // The latest recording reply sent to this client: the next is made
+    // only once the writer has let go of it (written it, or given up on the
+    // client), so that a client holds at most one reply's worth of memory
+    // in the exporter however fast it asks.
+    let mut last_recording: Option<Frame> = None;
     loop {
         match protocol::read_line(&mut reader, &mut line, MAX_REQUEST_LINE) {
             Ok(Line::Complete) => {
                 if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if let Ok(Request::Recording(params)) = serde_json::from_slice::<Request>(&line) {
+                    if let Some(previous) = last_recording.take() {
+                        // There is no event for "the writer dropped its
+                        // copy": poll, briefly. A client waits here only if
+                        // it asks again before reading the last reply.
+                        while Arc::strong_count(&previous) > 1
+                            && alive.load(Ordering::SeqCst)
+                            && !shared.is_stopping()
+                        {
+                            thread::sleep(Duration::from_millis(1));
+                        }
+                    }
+                    let reply = recording_reply(shared, &params);
+                    let is_recording = reply.starts_with(RECORDING_LINE_START);
+                    if is_recording {
+                        last_recording = Some(Arc::clone(&reply));
+                    }
+                    // Waits for room (unlike frames, a recording is not
+                    // dropped for a slow reader: it was asked for and is
+                    // costly to make); fails once the writer is gone.
+                    if replies.send(reply).is_err() {
+                        break;
+                    }
+                    if is_recording {
+                        shared.stats.recordings.fetch_add(1, Ordering::Relaxed);
+                    }
                     continue;
                 }
                 let reply = answer(shared, &line);
@@ -715,12 +779,51 @@ fn answer(shared: &Shared, line: &[u8]) -> Frame {
         Ok(Request::Ping) => protocol::line(&Outgoing::Pong { v: SCHEMA_VERSION }).into(),
         Ok(Request::Hello) => Arc::clone(&shared.hello),
         Ok(Request::Snapshot) => shared.frame(shared.seq.load(Ordering::Relaxed)),
+        Ok(Request::Recording(params)) => recording_reply(shared, &params),
         Err(e) => {
             shared.stats.bad_requests.fetch_add(1, Ordering::Relaxed);
             error_line(&format!(
-                "bad request ({e}); send one JSON object a line: {{\"request\":\"ping\"|\"snapshot\"|\"hello\"}}"
+                "bad request ({e}); send one JSON object a line: {{\"request\":\"ping\"|\"snapshot\"|\"hello\"|\"recording\"}}"
             ))
         }
+    }
+}
+
+/// The start of a `recording` reply line.
+#[cfg(feature = "recorder")]
+const RECORDING_LINE_START: &[u8] = crate::recording::LINE_START;
+#[cfg(not(feature = "recorder"))]
+const RECORDING_LINE_START: &[u8] = br#"{"type":"recording","#;
+
+/// The reply to a recording request: the recording, or an error line.
+fn recording_reply(shared: &Shared, params: &protocol::RecordingParams) -> Frame {
+    #[cfg(feature = "recorder")]
+    {
+        let Some(handle) = shared.pools.get(params.pool) else {
+            shared.stats.bad_requests.fetch_add(1, Ordering::Relaxed);
+            return error_line(
+                &crate::recording::Refusal::NoSuchPool {
+                    pool: params.pool,
+                    pools: shared.pools.len(),
+                }
+                .to_string(),
+            );
+        };
+        match crate::recording::answer(handle, params.pool, params, shared.max_recording_events) {
+            Ok(line) => line.into(),
+            Err(refusal) => {
+                shared.stats.bad_requests.fetch_add(1, Ordering::Relaxed);
+                error_line(&refusal.to_string())
+            }
+        }
+    }
+    #[cfg(not(feature = "recorder"))]
+    {
+        let _ = params;
+        shared.stats.bad_requests.fetch_add(1, Ordering::Relaxed);
+        error_line(
+            "this exporter has no flight recorder: its host was built without dreadpool-metrics' `recorder` feature",
+        )
     }
 }
 

@@ -44,6 +44,11 @@
 //!
 //! - `metrics-rs` (off by default): the `publish` module and its
 //!   `Publisher`, through the `metrics` facade crate.
+//! - `recorder` (off by default; the facade's `recorder` feature turns it
+//!   on when `metrics` is on): the exporter answers `recording` requests
+//!   with the pools' flight recordings, and [`Client::recording`] reads them
+//!   back into a `dreadpool::Recording` ([`RecordingRequest`],
+//!   [`RecordingReply`], [`Requester`]). Enables `dreadpool-core/recorder`.
 //!
 //! Everything else is always on: this crate exists to be used when the
 //! core's `metrics` feature is.
@@ -62,9 +67,10 @@
 //!
 //! | `type` | when | fields |
 //! |---|---|---|
-//! | `hello` | first, on connect | `v`, `server` (`"dreadpool-metrics"`), `version` (crate version), `pid`, `interval_ms`, `pools` (names, in frame order) |
+//! | `hello` | first, on connect | `v`, `server` (`"dreadpool-metrics"`), `version` (crate version), `pid`, `interval_ms`, `pools` (names, in frame order), `recording` (`true` if it answers `recording` requests) |
 //! | `snapshots` | every `interval_ms` (and on request) | `v`, `seq` (tick number from 1; a gap means frames were dropped for a slow reader), `pools`: one [`Snapshot`] per pool, in `hello` order |
 //! | `pong` | answer to `ping` | `v` |
+//! | `recording` | answer to a `recording` request | `v`, `id` (the request's, if it had one), `pool` (index), `name`, `level` (`"off"`, `"scheduler"`, `"tasks"`), `workers` (thread names by index), `outside_threads` (names), `taken_at_ns`, `lost_events`, `omitted` (events left out for the limit, the oldest), `took_ns` (what taking it cost the host), `events` |
 //! | `error` | answer to a bad request; also before closing a refused connection | `v`, `error` (text) |
 //!
 //! A [`Snapshot`] is an object with `name`, `threads`, `uptime_ns`,
@@ -81,17 +87,45 @@
 //! monotonic over the pool's life; a rate is the difference of two
 //! snapshots over the difference of their `uptime_ns`.
 //!
+//! A `recording`'s `events` are objects in time order: `t` (nanoseconds on
+//! the host's recorder clock, as `taken_at_ns`), `w` (a worker's index) or
+//! `o` (an index into `outside_threads`), `k` (the kind) and the kind's
+//! fields: `spawn` (`task`, `queue`: `"local"`, `"global"` or `"inbox"` with
+//! `worker`), `run_begin` (`task`, absent for a task spawned below `tasks`
+//! level), `run_end` (`task`, `panicked`), `global_pull` (`batch`, `depth`),
+//! `steal` (`victim`, `batch`, `depth`), `state` (`state`: `"running"`,
+//! `"searching"`, `"sleeping"`, `"respawning"`, `"stopped"`), `wake`
+//! (`handoff`), `noop_wakeup`, `unpark` (`worker`), `respawn`, `panic`
+//! (`task`), `wait_begin`, `wait_end`. `false` flags are left out. A
+//! reader skips kinds it does not know. Times convert ticks at the moment
+//! of each take, so one event's time may differ by a little (well under a
+//! millisecond) between two replies.
+//!
 //! From the client, optional, one object per line, at most
 //! [`MAX_REQUEST_LINE`] bytes: `{"request":"ping"}`,
-//! `{"request":"snapshot"}` (a `snapshots` message read now) or
-//! `{"request":"hello"}`. Anything else gets an `error` line and the
-//! connection stays open; an over-long line gets an `error` line and is
-//! closed.
+//! `{"request":"snapshot"}` (a `snapshots` message read now),
+//! `{"request":"hello"}`, or `{"request":"recording"}` with, all optional,
+//! `pool` (index, default 0), `since_ns` (only events after it), `level`
+//! (only events of that level and below: `"scheduler"` leaves out spawns
+//! and runs), `max_events` (the newest that many) and `id` (echoed). A
+//! `recording` is bounded: at most the exporter's
+//! [`ExporterBuilder::max_recording_events`] (default
+//! [`DEFAULT_MAX_RECORDING_EVENTS`], about 35 MB of JSON), never more than
+//! [`MAX_RECORDING_EVENTS`], which keeps any reply under a client's 256 MiB
+//! line limit; a client's next recording is made only after its previous
+//! one was written to it, so a client holds at most one in the exporter's
+//! memory. An exporter without the `recorder` feature answers it with an
+//! `error`. Anything else gets an `error` line and the connection stays
+//! open; an over-long line gets an `error` line and is closed.
 //!
 //! Compatibility: readers ignore fields and message types they do not know,
 //! and missing fields read as zero; `v` changes only for a change that
 //! would mislead an older reader, and a [`Client`] refuses an exporter of
-//! another version with [`ClientError::Version`].
+//! another version with [`ClientError::Version`]. The `recording` request
+//! and message and hello's `recording` were added within version 1 under
+//! these rules: an older client never asks and skips the message; an older
+//! exporter answers the request with an `error` and its hello reads as
+//! `recording: false`.
 //!
 //! ```text
 //! {"type":"hello","v":1,"server":"dreadpool-metrics","version":"0.1.0","pid":4242,"interval_ms":250,"pools":["io"]}
@@ -111,10 +145,14 @@ mod nanos;
 mod protocol;
 #[cfg(feature = "metrics-rs")]
 pub mod publish;
+#[cfg(feature = "recorder")]
+mod recording;
 mod report;
 mod snapshot;
 
-pub use client::{Client, Frame, Hello, CONNECT_TIMEOUT};
+#[cfg(feature = "recorder")]
+pub use client::RECORDING_TIMEOUT;
+pub use client::{Client, Frame, Hello, Message, Requester, CONNECT_TIMEOUT};
 pub use endpoint::Endpoint;
 #[cfg(feature = "metrics-rs")]
 pub use error::BucketsError;
@@ -129,5 +167,9 @@ pub use monitor::{Intervals, Monitor};
 pub use protocol::{MAX_REQUEST_LINE, SCHEMA_VERSION};
 #[cfg(feature = "metrics-rs")]
 pub use publish::Publisher;
+#[cfg(feature = "recorder")]
+pub use recording::{
+    RecordingReply, RecordingRequest, DEFAULT_MAX_RECORDING_EVENTS, MAX_RECORDING_EVENTS,
+};
 pub use report::Report;
 pub use snapshot::{Bucket, HistogramSnapshot, Snapshot, WorkerSnapshot, WorkerState};

@@ -30,6 +30,7 @@ pub(crate) enum Outgoing<'a> {
         pid: u32,
         interval_ms: u64,
         pools: Vec<&'a str>,
+        recording: bool,
     },
     Snapshots {
         v: u32,
@@ -62,6 +63,8 @@ pub(crate) enum Incoming {
         interval_ms: u64,
         #[serde(default)]
         pools: Vec<String>,
+        #[serde(default)]
+        recording: bool,
     },
     Snapshots {
         #[serde(default)]
@@ -73,6 +76,10 @@ pub(crate) enum Incoming {
         #[serde(default)]
         error: String,
     },
+    /// A flight recording (read directly, without this enum, when the line
+    /// starts with its type, as this crate writes it).
+    #[cfg(feature = "recorder")]
+    Recording(Box<crate::recording::Body>),
     /// A message type added by a newer exporter: skipped.
     #[serde(other)]
     Other,
@@ -88,6 +95,31 @@ pub(crate) enum Request {
     Snapshot,
     /// Answered with the `hello` message again.
     Hello,
+    /// Answered with a `recording` message (or an `error` when this
+    /// exporter was built without the `recorder` feature).
+    Recording(RecordingParams),
+}
+
+/// The fields of a `{"request":"recording",...}` line, all optional. Parsed
+/// with or without the `recorder` feature, so that an exporter without it
+/// can say why it does not answer.
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+pub(crate) struct RecordingParams {
+    /// Echoed in the reply.
+    #[serde(default)]
+    pub(crate) id: Option<u64>,
+    /// The pool's index in hello order.
+    #[serde(default)]
+    pub(crate) pool: usize,
+    /// Only events after this time.
+    #[serde(default)]
+    pub(crate) since_ns: Option<u64>,
+    /// Only events of this level and below (`off`, `scheduler`, `tasks`).
+    #[serde(default)]
+    pub(crate) level: Option<String>,
+    /// At most this many events, the newest.
+    #[serde(default)]
+    pub(crate) max_events: Option<usize>,
 }
 
 /// Serialises `message` as one line, newline included.
@@ -194,6 +226,24 @@ mod tests {
         assert!(serde_json::from_str::<Request>("not json").is_err());
         // Extra fields are a newer client's options: ignored.
         assert!(serde_json::from_str::<Request>(r#"{"request":"ping","x":1}"#).is_ok());
+        // A recording request: every field optional.
+        match serde_json::from_str::<Request>(r#"{"request":"recording"}"#) {
+            Ok(Request::Recording(p)) => assert_eq!(p, RecordingParams::default()),
+            other => panic!("{other:?}"),
+        }
+        match serde_json::from_str::<Request>(
+            r#"{"request":"recording","pool":1,"since_ns":5,"level":"scheduler","max_events":9,"id":2}"#,
+        ) {
+            Ok(Request::Recording(p)) => {
+                assert_eq!(p.pool, 1);
+                assert_eq!(p.since_ns, Some(5));
+                assert_eq!(p.level.as_deref(), Some("scheduler"));
+                assert_eq!(p.max_events, Some(9));
+                assert_eq!(p.id, Some(2));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(serde_json::from_str::<Request>(r#"{"request":"recording","pool":-1}"#).is_err());
     }
 
     #[test]

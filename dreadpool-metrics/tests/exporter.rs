@@ -737,3 +737,204 @@ fn only_a_stale_socket_of_ours_is_replaced() {
     // No failed bind left its private directory behind.
     assert_eq!(scratch.names(), Vec::<String>::new());
 }
+
+/// Flight recordings over the socket (feature `recorder`).
+#[cfg(feature = "recorder")]
+mod recordings {
+    use super::*;
+    use dreadpool::metrics::{RecordingRequest, DEFAULT_MAX_RECORDING_EVENTS};
+    use dreadpool::{EventKind, RecordLevel, Track};
+
+    fn recording_pool(name: &str, threads: usize, tasks: usize) -> ThreadPool {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(threads)
+            .with_thread_name(name)
+            .with_record_level(RecordLevel::Tasks)
+            .build();
+        for _ in 0..tasks {
+            pool.spawn(|| std::hint::black_box(()));
+        }
+        pool.join();
+        pool
+    }
+
+    fn runs(events: &[dreadpool::RecordedEvent]) -> usize {
+        events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::RunBegin { .. }))
+            .count()
+    }
+
+    #[test]
+    fn a_recording_is_pulled_and_rebuilt_with_every_task() {
+        let pool = recording_pool("rec", 2, 500);
+        let other = named_pool("other", 1);
+        let exporter = unix_exporter(&[&other, &pool], "rec");
+        let mut client = Client::connect(&exporter.addr()).unwrap();
+        assert!(client.hello().recording);
+        let reply = client.recording(&RecordingRequest::pool(1).id(42)).unwrap();
+        assert_eq!(reply.id, Some(42));
+        assert_eq!(reply.pool, 1);
+        assert_eq!(reply.omitted, 0);
+        let recording = &reply.recording;
+        assert_eq!(recording.pool(), "rec");
+        assert_eq!(recording.level(), RecordLevel::Tasks);
+        assert_eq!(recording.worker_names(), ["rec-0", "rec-1"]);
+        assert_eq!(runs(recording.events()), 500);
+        assert!(recording
+            .events()
+            .windows(2)
+            .all(|w| w[0].time_ns <= w[1].time_ns));
+        // Spawns from this (outside) thread are linked to their runs.
+        let spawned: Vec<u64> = recording
+            .events()
+            .iter()
+            .filter_map(|e| match (e.track, e.kind) {
+                (Track::Outside(_), EventKind::Spawn { task, .. }) => Some(task),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(spawned.len(), 500);
+        let linked = recording
+            .events()
+            .iter()
+            .filter(
+                |e| matches!(e.kind, EventKind::RunBegin { task: Some(t) } if spawned.contains(&t)),
+            )
+            .count();
+        assert_eq!(linked, 500);
+        assert!(recording.taken_at_ns() >= recording.events().last().unwrap().time_ns);
+        assert_eq!(exporter.stats().recordings, 1);
+        // The stream goes on after it.
+        read_frames(&mut client, 2, &[("other", 1), ("rec", 2)]);
+    }
+
+    #[test]
+    fn digests_are_filtered_bounded_and_only_new() {
+        let pool = recording_pool("dig", 2, 300);
+        let exporter = unix_exporter(&[&pool], "dig");
+        let mut client = Client::connect(&exporter.addr()).unwrap();
+        let sched = client
+            .recording(&RecordingRequest::pool(0).level(RecordLevel::Scheduler))
+            .unwrap();
+        let events = sched.recording.events();
+        assert!(!events.is_empty());
+        assert!(events.iter().all(|e| !matches!(
+            e.kind,
+            EventKind::Spawn { .. } | EventKind::RunBegin { .. } | EventKind::RunEnd { .. }
+        )));
+        // Since the newest seen: only what happened after.
+        let newest = events.last().unwrap().time_ns;
+        for _ in 0..100 {
+            pool.spawn(|| std::hint::black_box(()));
+        }
+        pool.join();
+        let new = client
+            .recording(&RecordingRequest::pool(0).since_ns(newest))
+            .unwrap();
+        assert!(new.recording.events().iter().all(|e| e.time_ns > newest));
+        assert_eq!(runs(new.recording.events()), 100);
+        // A limit keeps the newest and counts the rest.
+        let few = client
+            .recording(&RecordingRequest::pool(0).max_events(5))
+            .unwrap();
+        assert_eq!(few.recording.events().len(), 5);
+        assert!(few.omitted >= 795, "{}", few.omitted);
+        // `off` asks for no events, and still names the pool.
+        let none = client
+            .recording(&RecordingRequest::pool(0).level(RecordLevel::Off))
+            .unwrap();
+        assert!(none.recording.events().is_empty());
+        assert_eq!(none.recording.worker_names().len(), 2);
+    }
+
+    #[test]
+    fn the_exporter_bounds_every_reply() {
+        let pool = recording_pool("cap", 2, 2_000);
+        let path = socket_path("cap");
+        let exporter = Exporter::builder()
+            .pool(&pool)
+            .interval(TICK)
+            .max_recording_events(1_000)
+            .bind(path.to_str().unwrap())
+            .unwrap();
+        let mut client = Client::connect(&exporter.addr()).unwrap();
+        // Asking for more than the exporter's limit gets its limit.
+        let reply = client
+            .recording(&RecordingRequest::pool(0).max_events(DEFAULT_MAX_RECORDING_EVENTS))
+            .unwrap();
+        assert_eq!(reply.recording.events().len(), 1_000);
+        assert!(reply.omitted >= 5_000, "{}", reply.omitted);
+    }
+
+    #[test]
+    fn bad_recording_requests_get_errors_and_the_connection_stays() {
+        let pool = recording_pool("bad", 1, 10);
+        let exporter = unix_exporter(&[&pool], "badrec");
+        let mut client = Client::connect(&exporter.addr()).unwrap();
+        match client.recording(&RecordingRequest::pool(7)) {
+            Err(ClientError::Server(e)) => assert!(e.contains("no pool 7"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+        let mut raw = Raw::connect(&exporter);
+        raw.next_of("hello");
+        raw.send(b"{\"request\":\"recording\",\"level\":\"loud\"}\n");
+        let error = raw.next_of("error");
+        assert!(error["error"].as_str().unwrap().contains("loud"), "{error}");
+        raw.send(b"{\"request\":\"recording\",\"id\":3}\n");
+        let reply = raw.next_of("recording");
+        assert_eq!(reply["v"], SCHEMA_VERSION);
+        assert_eq!(reply["id"], 3);
+        assert_eq!(reply["name"], "bad");
+        assert_eq!(reply["level"], "tasks");
+        assert!(reply["events"].as_array().unwrap().len() >= 10);
+        // And the first client still works.
+        assert!(client.recording(&RecordingRequest::pool(0)).is_ok());
+    }
+
+    #[test]
+    fn a_client_has_at_most_one_recording_on_its_way() {
+        // Megabytes of reply: more than the socket buffers, so that the
+        // writer is still busy with the first while the second request is
+        // read (this client reads nothing until both are sent). The second
+        // is made only after the first is written, and both arrive, in
+        // order.
+        let pool = recording_pool("big", 2, 100_000);
+        let exporter = unix_exporter(&[&pool], "big");
+        let mut raw = Raw::connect(&exporter);
+        raw.next_of("hello");
+        raw.send(b"{\"request\":\"recording\",\"id\":1}\n{\"request\":\"recording\",\"id\":2,\"max_events\":3}\n");
+        let first = raw.next_of("recording");
+        assert_eq!(first["id"], 1);
+        assert!(first["events"].as_array().unwrap().len() > 100_000);
+        let second = raw.next_of("recording");
+        assert_eq!(second["id"], 2);
+        assert_eq!(second["events"].as_array().unwrap().len(), 3);
+        // Made after the first was written: taken later.
+        assert!(second["taken_at_ns"].as_u64() > first["taken_at_ns"].as_u64());
+        wait_until("both replies counted", || exporter.stats().recordings == 2);
+    }
+}
+
+/// Without the `recorder` feature the request is understood and refused.
+#[cfg(not(feature = "recorder"))]
+#[test]
+fn without_the_recorder_a_recording_request_says_why() {
+    let pool = named_pool("norec", 1);
+    let exporter = unix_exporter(&[&pool], "norec");
+    let client = Client::connect(&exporter.addr()).unwrap();
+    assert!(!client.hello().recording);
+    let mut raw = Raw::connect(&exporter);
+    assert_eq!(raw.next_of("hello")["recording"], false);
+    raw.send(b"{\"request\":\"recording\"}\n");
+    let error = raw.next_of("error");
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .contains("no flight recorder"),
+        "{error}"
+    );
+    raw.send(b"{\"request\":\"ping\"}\n");
+    raw.next_of("pong");
+}

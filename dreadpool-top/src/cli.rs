@@ -2,6 +2,7 @@
 
 use crate::pattern::{Pattern, DEFAULT_RATE};
 use clap::Parser;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The most tasks per second `--rate` accepts.
@@ -49,6 +50,18 @@ pub struct Cli {
     /// Print the headless report as JSON.
     #[arg(long, requires = "headless")]
     pub json: bool,
+
+    /// At the end of a headless run, write the flight recording to PATH:
+    /// Perfetto's protobuf trace (open it at ui.perfetto.dev), or the Chrome
+    /// JSON trace if PATH ends in `.json`. The demo then records every task;
+    /// attached, every pool of the host is written (the first to PATH, the
+    /// others to PATH with the pool's name before the extension).
+    #[arg(long, value_name = "PATH", requires = "headless")]
+    pub record: Option<PathBuf>,
+
+    /// Where the `r` key saves recordings (default: the current directory).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub record_dir: PathBuf,
 }
 
 /// Parses `500`, `500ms`, `1.5s` or `2m`; a bare number is in `bare` units.
@@ -148,6 +161,16 @@ mod tests {
         let cli = parse(&["--headless", "--duration", "2", "--json"]).unwrap();
         assert_eq!(cli.duration, Some(Duration::from_secs(2)));
         assert!(cli.json);
+    }
+
+    #[test]
+    fn record_needs_headless_and_record_dir_defaults_to_here() {
+        assert!(parse(&["--record", "/tmp/x.json"]).is_err());
+        let cli = parse(&["--headless", "--duration", "1", "--record", "/tmp/x.json"]).unwrap();
+        assert_eq!(cli.record, Some(PathBuf::from("/tmp/x.json")));
+        assert_eq!(parse(&[]).unwrap().record_dir, PathBuf::from("."));
+        let cli = parse(&["--record-dir", "/tmp/traces"]).unwrap();
+        assert_eq!(cli.record_dir, PathBuf::from("/tmp/traces"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use crate::rng::Rng;
 use crate::state::events::{EventKind, LogEvent};
 use crate::state::sample::{PoolSample, Quantiles, WorkerSample, WorkerStatus, WorkerTotals};
+use crate::state::timeline::{Mark, MarkKind, TimelineChunk};
 use crate::state::Tick;
 use std::time::Duration;
 
@@ -141,7 +142,86 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                 events,
                 panics_reported: true,
                 link: None,
+                timelines: Vec::new(),
+                notes: Vec::new(),
             }
         })
         .collect()
+}
+
+/// A seeded timeline chunk of pool `demo`: `seconds` of each of `threads`
+/// workers' states (runs of work, searches, sleeps, a long stall on worker
+/// 0 and an idle gap on the last), steals, and a respawn of worker 1 near
+/// the end, as the flight recorder would report them.
+pub fn timeline_chunk(seed: u64, threads: usize, seconds: u64) -> TimelineChunk {
+    const MS: u64 = 1_000_000;
+    let mut rng = Rng::new(seed);
+    let end = seconds * 1_000 * MS;
+    // The recorder's clock started a while before the strip.
+    let base = 5_000 * MS;
+    let mut marks = Vec::new();
+    for worker in 0..threads {
+        let mut at = 0;
+        while at < end {
+            let stall = worker == 0 && (4_000 * MS..4_200 * MS).contains(&at);
+            let idle = worker + 1 == threads && threads > 1 && at > end / 2 && at < end * 3 / 4;
+            let (state, len) = if stall {
+                (WorkerStatus::Running, 1_500 * MS)
+            } else if idle {
+                (WorkerStatus::Sleeping, end / 4)
+            } else {
+                match rng.range(0, 10) {
+                    0..=4 => (WorkerStatus::Running, rng.range(50, 400) * MS),
+                    5..=6 => (WorkerStatus::Searching, rng.range(5, 60) * MS),
+                    _ => (WorkerStatus::Sleeping, rng.range(50, 500) * MS),
+                }
+            };
+            marks.push(Mark {
+                at_ns: base + at,
+                worker,
+                kind: MarkKind::State(state),
+            });
+            if state == WorkerStatus::Running && threads > 1 && rng.range(0, 3) == 0 {
+                let victim = (worker + 1 + rng.range(0, threads as u64 - 1) as usize) % threads;
+                marks.push(Mark {
+                    at_ns: base + at + MS,
+                    worker,
+                    kind: MarkKind::Steal { victim },
+                });
+            }
+            at += len;
+        }
+    }
+    if threads > 1 {
+        let at = base + end - 1_200 * MS;
+        marks.push(Mark {
+            at_ns: at,
+            worker: 1,
+            kind: MarkKind::Panic,
+        });
+        marks.push(Mark {
+            at_ns: at + MS,
+            worker: 1,
+            kind: MarkKind::State(WorkerStatus::Respawning),
+        });
+        marks.push(Mark {
+            at_ns: at + 2 * MS,
+            worker: 1,
+            kind: MarkKind::Respawn,
+        });
+        marks.push(Mark {
+            at_ns: at + 3 * MS,
+            worker: 1,
+            kind: MarkKind::State(WorkerStatus::Running),
+        });
+    }
+    marks.sort_by_key(|m| m.at_ns);
+    TimelineChunk {
+        pool: "demo".into(),
+        workers: threads,
+        taken_at_ns: base + end,
+        marks,
+        restart: false,
+        recorder_off: false,
+    }
 }

@@ -28,8 +28,10 @@ pub enum Action {
     SortNext,
     /// Sort by the previous column (Left).
     SortPrev,
-    /// Reverse the sort order (`r`).
+    /// Reverse the sort order (`S`).
     SortReverse,
+    /// Save a flight recording of the shown pool to a file (`r`).
+    SaveRecording,
     /// Switch the demo load to a pattern (`1`..`6`).
     Pattern(Pattern),
     /// Raise the demo load rate (`+`).
@@ -72,7 +74,8 @@ pub fn map_key(key: &KeyEvent) -> Option<Action> {
         KeyCode::Enter => Action::Open,
         KeyCode::Char('s') | KeyCode::Right | KeyCode::Char('l') => Action::SortNext,
         KeyCode::Left | KeyCode::Char('h') => Action::SortPrev,
-        KeyCode::Char('r') | KeyCode::Char('S') => Action::SortReverse,
+        KeyCode::Char('S') => Action::SortReverse,
+        KeyCode::Char('r') => Action::SaveRecording,
         KeyCode::Char('+') | KeyCode::Char('=') => Action::RateUp,
         KeyCode::Char('-') | KeyCode::Char('_') => Action::RateDown,
         KeyCode::Char('?') | KeyCode::F(1) => Action::ToggleHelp,
@@ -93,7 +96,8 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("Home End  g G", "first / last worker"),
     ("Enter", "open / close the worker's detail"),
     ("s  Left Right", "sort by the next / previous column"),
-    ("r", "reverse the sort order"),
+    ("S", "reverse the sort order"),
+    ("r", "save a recording of the pool (Perfetto)"),
     ("1 .. 6", "demo load pattern"),
     ("+  -", "demo load rate up / down"),
     ("Tab  Shift-Tab", "next / previous pool (attached)"),
@@ -137,8 +141,12 @@ mod tests {
         assert_eq!(map_key(&press(KeyCode::Right)), Some(Action::SortNext));
         assert_eq!(map_key(&press(KeyCode::Left)), Some(Action::SortPrev));
         assert_eq!(
-            map_key(&press(KeyCode::Char('r'))),
+            map_key(&press(KeyCode::Char('S'))),
             Some(Action::SortReverse)
+        );
+        assert_eq!(
+            map_key(&press(KeyCode::Char('r'))),
+            Some(Action::SaveRecording)
         );
         assert_eq!(
             map_key(&press(KeyCode::Char(' '))),

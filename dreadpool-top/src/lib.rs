@@ -14,6 +14,7 @@ pub mod headless;
 pub mod input;
 pub mod load;
 pub mod pattern;
+pub mod record;
 pub mod rng;
 pub mod source;
 pub mod state;

@@ -2,9 +2,10 @@
 //! view into a loop. Everything with logic lives in the library.
 
 use clap::Parser;
+use dreadpool_core::RecordLevel;
 use dreadpool_top::cli::Cli;
 use dreadpool_top::cpu::CpuMeter;
-use dreadpool_top::source::{self, Attached, Demo, Source};
+use dreadpool_top::source::{self, Attached, Demo, DemoRecorder, Source};
 use dreadpool_top::state::{App, Link, Mode};
 use dreadpool_top::{headless, input, term, view};
 use ratatui::crossterm::event;
@@ -31,7 +32,7 @@ fn run(cli: Cli) -> Result<(), String> {
     term::install_panic_hook(source::is_demo_panic);
     let (source, mode) = match &cli.attach {
         Some(addr) => (
-            Source::Attached(Attached::connect(addr)?),
+            Source::Attached(Box::new(Attached::connect(addr, cli.record_dir.clone())?)),
             Mode::Attach {
                 addr: addr.clone(),
                 link: Link::Connected,
@@ -43,6 +44,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 cli.pattern,
                 cli.rate,
                 cli.seed,
+                demo_recorder(&cli),
             )?)),
             Mode::Demo {
                 pattern: cli.pattern,
@@ -54,13 +56,14 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.headless {
         let duration = cli.duration.unwrap_or(Duration::from_secs(10));
         let mut out = io::stdout().lock();
+        let record = cli.record.as_deref();
         let result = match source {
             Source::Demo(demo) => {
-                headless::run_demo(*demo, duration, cli.refresh, cli.json, &mut out)
+                headless::run_demo(*demo, duration, cli.refresh, cli.json, record, &mut out)
             }
-            Source::Attached(a) => headless::run_attached(a, duration, cli.json, &mut out),
+            Source::Attached(a) => headless::run_attached(*a, duration, cli.json, record, &mut out),
         };
-        return result.map_err(|e| format!("cannot write the report: {e}"));
+        return result.map_err(|e| e.to_string());
     }
     if !cli.headless && !io::stdout().is_terminal() {
         return Err(
@@ -70,6 +73,22 @@ fn run(cli: Cli) -> Result<(), String> {
     let app = App::new(mode, cli.refresh);
     let result = run_tui(app, source, cli.refresh).map_err(|e| format!("terminal error: {e}"));
     result
+}
+
+/// How the demo pool records: every task, in full-size rings, when a
+/// headless run writes its recording; else the scheduler's events in small
+/// rings, for the timeline (`source::DEMO_RECORD_CAPACITY` says why).
+fn demo_recorder(cli: &Cli) -> DemoRecorder {
+    let mut recorder = DemoRecorder {
+        dir: cli.record_dir.clone(),
+        timeline: !cli.headless,
+        ..DemoRecorder::default()
+    };
+    if cli.headless && cli.record.is_some() {
+        recorder.level = RecordLevel::Tasks;
+        recorder.capacity = dreadpool_core::DEFAULT_RECORD_CAPACITY;
+    }
+    recorder
 }
 
 /// Reads terminal events on their own thread. crossterm's reader spins at
@@ -140,6 +159,7 @@ fn run_tui(mut app: App, mut source: Source, refresh: Duration) -> io::Result<()
         }
         let now = Instant::now();
         if now >= next_tick {
+            source.show_pool(app.current().map(|p| p.sample.name.as_str()));
             app.ingest(source.tick());
             app.overhead = meter.poll();
             next_tick += refresh;

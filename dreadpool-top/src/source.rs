@@ -10,13 +10,19 @@
 
 use crate::load::{LoadGenerator, LoadStats, PANIC_PREFIX};
 use crate::pattern::Pattern;
+use crate::record::{self, RecordError, Saved};
 use crate::state::events::{EventKind, LogEvent};
 use crate::state::sample::{PoolSample, Quantiles, WorkerSample, WorkerStatus, WorkerTotals};
+use crate::state::timeline::TimelineChunk;
 use crate::state::{Command, Link, Tick};
-use dreadpool_core::{PanicPolicy, ThreadPool, ThreadPoolBuilder};
+use dreadpool_core::{PanicPolicy, RecordLevel, ThreadPool, ThreadPoolBuilder};
 use dreadpool_metrics as metrics;
-use metrics::{Client, Interval, Monitor, Report, Snapshot, WorkerState};
-use std::collections::VecDeque;
+use metrics::{
+    Client, ClientError, Interval, Message, Monitor, RecordingReply, RecordingRequest, Report,
+    Requester, Snapshot, WorkerState,
+};
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -31,6 +37,101 @@ const DEMO_LATENCY_SAMPLING: u32 = 8;
 
 /// Panic messages kept between two ticks; the rest are only counted.
 const PANIC_BUFFER: usize = 1_000;
+
+/// The demo pool's ring size in the dashboard, in events per worker. The
+/// timeline takes a recording every second, and a recording copies and
+/// merges every ring whole: with the default 64Ki events per worker a full
+/// set of 4 rings took 25 ms to take on the 2-core test machine (2.5% of a
+/// core at one a second), with 8Ki 3.7 ms. 4Ki events is about 5 s of a
+/// demo worker's scheduler events at the default load, several times the
+/// second between pulls; under a much heavier load a ring may wrap between
+/// two pulls, and the strip then carries the last state it saw across the
+/// gap. (`--record` runs use the default size: they want history, and have
+/// no timeline.)
+pub const DEMO_RECORD_CAPACITY: usize = 1 << 12;
+
+/// The shortest time between two recordings for the timeline.
+pub const TIMELINE_EVERY: Duration = Duration::from_secs(1);
+
+/// A pull for the timeline waits at least this many times what the last
+/// one cost (the host's time to take it, when attached), so that the
+/// timeline never costs more than 1/800 (0.125%) of a core, whatever the
+/// ring sizes. The demo's pull (4 rings of 4Ki events) took about 2.5 ms in
+/// the dashboard, so its strips move every 2 s.
+pub const TIMELINE_COST_FACTOR: u32 = 800;
+
+/// The same for an attached host, whose exporter thread pays for each pull
+/// (the reply says how long it took): at most 1/100 (1%) of one of the
+/// host's cores per dashboard. With the default 64Ki-event rings (25 ms a
+/// pull for 4 workers) its strips move every 2.5 s.
+pub const HOST_COST_FACTOR: u32 = 100;
+
+/// The most events one timeline digest asks an attached host for (at
+/// about 50 bytes each, 1 MB): a second of the scheduler's events of a
+/// large pool fits; beyond, the oldest of the second are left out.
+pub const DIGEST_MAX_EVENTS: usize = 20_000;
+
+/// How long a requested recording may take to arrive before it is given up.
+pub const RECORDING_PATIENCE: Duration = Duration::from_secs(60);
+
+/// When the timeline's next recording is due.
+#[derive(Debug, Clone)]
+pub struct Pacer {
+    next: Instant,
+}
+
+impl Pacer {
+    /// Due at once.
+    pub fn new() -> Self {
+        Pacer {
+            next: Instant::now(),
+        }
+    }
+
+    /// Whether a pull is due at `now`.
+    pub fn due(&self, now: Instant) -> bool {
+        now >= self.next
+    }
+
+    /// A pull that cost `cost` ended at `now`: the next is due after
+    /// [`TIMELINE_EVERY`] or `factor` times the cost, whichever is longer.
+    pub fn pulled(&mut self, now: Instant, cost: Duration, factor: u32) {
+        self.next = now + TIMELINE_EVERY.max(cost.saturating_mul(factor));
+    }
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer::new()
+    }
+}
+
+/// How the demo pool records.
+#[derive(Debug, Clone)]
+pub struct DemoRecorder {
+    /// The flight recorder's level.
+    pub level: RecordLevel,
+    /// Events per worker ring.
+    pub capacity: usize,
+    /// Whether to pull recordings for the timeline (the dashboard; not
+    /// headless runs).
+    pub timeline: bool,
+    /// Where the `r` key saves.
+    pub dir: PathBuf,
+}
+
+impl Default for DemoRecorder {
+    /// What the dashboard uses: the scheduler's events in small rings, for
+    /// the timeline; `r` saves in the current directory.
+    fn default() -> Self {
+        DemoRecorder {
+            level: RecordLevel::Scheduler,
+            capacity: DEMO_RECORD_CAPACITY,
+            timeline: true,
+            dir: PathBuf::from("."),
+        }
+    }
+}
 
 fn quantiles(q: &metrics::Quantiles) -> Quantiles {
     Quantiles {
@@ -188,12 +289,22 @@ pub struct Demo {
     feed: PoolFeed,
     inbox: Arc<Mutex<PanicInbox>>,
     started: Instant,
+    timeline: Option<(Pacer, Option<u64>)>,
+    dir: PathBuf,
+    saved: (Sender<String>, Receiver<String>),
 }
 
 impl Demo {
     /// Starts a pool of `threads` workers (with the default
-    /// `PanicPolicy::Respawn`) and the load on it.
-    pub fn start(threads: usize, pattern: Pattern, rate: u64, seed: u64) -> Result<Demo, String> {
+    /// `PanicPolicy::Respawn`), recording as `recorder` says, and the load
+    /// on it.
+    pub fn start(
+        threads: usize,
+        pattern: Pattern,
+        rate: u64,
+        seed: u64,
+        recorder: DemoRecorder,
+    ) -> Result<Demo, String> {
         let inbox = Arc::new(Mutex::new(PanicInbox::default()));
         let sink = Arc::clone(&inbox);
         let pool = ThreadPoolBuilder::new()
@@ -201,6 +312,8 @@ impl Demo {
             .with_thread_name(DEMO_POOL)
             .with_panic_policy(PanicPolicy::Respawn)
             .with_latency_sampling(DEMO_LATENCY_SAMPLING)
+            .with_record_level(recorder.level)
+            .with_record_capacity(recorder.capacity)
             .with_panic_handler(move |payload| {
                 let message = if let Some(s) = payload.downcast_ref::<&str>() {
                     (*s).to_owned()
@@ -227,6 +340,9 @@ impl Demo {
             feed: PoolFeed::new(),
             inbox,
             started: Instant::now(),
+            timeline: recorder.timeline.then(|| (Pacer::new(), None)),
+            dir: recorder.dir,
+            saved: mpsc::channel(),
         })
     }
 
@@ -241,12 +357,27 @@ impl Demo {
                 std::mem::take(&mut inbox.dropped),
             )
         };
+        let mut timelines = Vec::new();
+        if let Some((pacer, cursor)) = &mut self.timeline {
+            let now = Instant::now();
+            if pacer.due(now) {
+                // On this (the UI) thread, so that the dashboard's own CPU
+                // figure includes it.
+                let recording = self.pool.recording();
+                let (chunk, newest) = record::timeline_chunk(&recording, *cursor);
+                *cursor = newest;
+                timelines.push(chunk);
+                pacer.pulled(Instant::now(), now.elapsed(), TIMELINE_COST_FACTOR);
+            }
+        }
         Tick {
             at,
             events: fold_panics(at, messages, dropped),
             pools: vec![sample],
             panics_reported: true,
             link: None,
+            timelines,
+            notes: self.saved.1.try_iter().collect(),
         }
     }
 
@@ -255,7 +386,16 @@ impl Demo {
         match command {
             Command::SetPattern(p) => self.load.set_pattern(p),
             Command::SetRate(r) => self.load.set_rate(r),
+            Command::SaveRecording { .. } => {
+                let path = record::default_path(&self.dir, DEMO_POOL);
+                record::write_in_background(self.pool.recording(), path, self.saved.0.clone());
+            }
         }
+    }
+
+    /// Writes the pool's recording to `path` now (for `--record`).
+    pub fn record_to(&self, path: &Path) -> Result<Saved, RecordError> {
+        record::write(&self.pool.recording(), path)
     }
 
     /// Everything the monitor observed.
@@ -340,9 +480,38 @@ pub fn is_demo_panic(info: &std::panic::PanicHookInfo<'_>) -> bool {
 /// What the attach reader thread reports.
 #[derive(Debug)]
 enum Incoming {
-    Connected,
+    /// A new connection (the first, or after a loss): its request side, and
+    /// whether the host answers recording requests.
+    Connected {
+        requester: Option<Requester>,
+        records: bool,
+    },
     Frame(Vec<Snapshot>),
-    Lost { error: String, attempts: u32 },
+    Recording(Box<RecordingReply>),
+    /// The exporter refused a request (the connection stays).
+    Refused(String),
+    Lost {
+        error: String,
+        attempts: u32,
+    },
+}
+
+/// What a recording request was for.
+#[derive(Debug, Clone)]
+enum Purpose {
+    /// A timeline digest of this pool.
+    Digest { pool: usize },
+    /// The `r` key: save this pool's recording to `path`.
+    Save { path: PathBuf },
+}
+
+/// The recording request on its way (the exporter sends one at a time per
+/// client, so there is never more than one).
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    purpose: Purpose,
+    sent: Instant,
 }
 
 /// The first and the longest wait between reconnection attempts.
@@ -357,13 +526,31 @@ pub struct Attached {
     started: Instant,
     link: Link,
     hello_pools: Vec<String>,
+    requester: Option<Requester>,
+    /// The host answers recording requests.
+    records: bool,
+    /// The pool shown, whose timeline is pulled.
+    shown: Option<String>,
+    pacer: Pacer,
+    /// Per pool index: the newest event time seen, for the next digest.
+    cursors: HashMap<usize, u64>,
+    /// Pools whose next chunk starts a new timeline (after a connection).
+    restarts: Vec<usize>,
+    pending: Option<Pending>,
+    saves: VecDeque<(usize, PathBuf)>,
+    next_id: u64,
+    dir: PathBuf,
+    notes: Vec<String>,
+    chunks: Vec<TimelineChunk>,
+    saved: (Sender<String>, Receiver<String>),
 }
 
 impl Attached {
     /// Connects to `addr` (a Unix socket path or a loopback `host:port`)
     /// once, failing with a clear message if nobody serves there; from then
     /// on a lost connection is retried in the background, never an error.
-    pub fn connect(addr: &str) -> Result<Attached, String> {
+    /// The `r` key saves recordings in `dir`.
+    pub fn connect(addr: &str, dir: PathBuf) -> Result<Attached, String> {
         let endpoint =
             metrics::Endpoint::parse(addr).map_err(|e| format!("bad address {addr:?}: {e}"))?;
         if let Some(socket) = endpoint.socket_addr() {
@@ -388,7 +575,229 @@ impl Attached {
             started: Instant::now(),
             link: Link::Connected,
             hello_pools,
+            requester: None,
+            records: false,
+            shown: None,
+            pacer: Pacer::new(),
+            cursors: HashMap::new(),
+            restarts: Vec::new(),
+            pending: None,
+            saves: VecDeque::new(),
+            next_id: 0,
+            dir,
+            notes: Vec::new(),
+            chunks: Vec::new(),
+            saved: mpsc::channel(),
         })
+    }
+
+    /// Which pool the dashboard shows (its timeline is the one pulled).
+    pub fn show_pool(&mut self, name: Option<&str>) {
+        self.shown = name.map(str::to_owned);
+    }
+
+    /// Whether the host answers recording requests (as its latest hello
+    /// said).
+    pub fn host_records(&self) -> bool {
+        self.records
+    }
+
+    /// Takes in one message of the reader thread; returns a frame's
+    /// snapshots.
+    fn receive(&mut self, incoming: Incoming) -> Option<Vec<Snapshot>> {
+        match incoming {
+            Incoming::Connected { requester, records } => {
+                self.link = Link::Connected;
+                self.requester = requester;
+                self.records = records;
+                // Perhaps another host process: another recorder clock.
+                self.cursors.clear();
+                self.restarts = (0..self.hello_pools.len().max(1)).collect();
+                if let Some(pending) = self.pending.take() {
+                    self.give_up(pending, "the connection was lost before it arrived");
+                }
+            }
+            Incoming::Frame(pools) => {
+                self.link = Link::Connected;
+                return Some(pools);
+            }
+            Incoming::Recording(reply) => self.answered(*reply),
+            Incoming::Refused(error) => {
+                if let Some(pending) = self.pending.take() {
+                    self.give_up(pending, &error);
+                }
+            }
+            Incoming::Lost { error, attempts } => self.link = Link::Lost { error, attempts },
+        }
+        None
+    }
+
+    fn give_up(&mut self, pending: Pending, why: &str) {
+        match pending.purpose {
+            Purpose::Save { .. } => self.notes.push(format!("recording not saved: {why}")),
+            // The next digest is due after the usual pause.
+            Purpose::Digest { .. } => self.pacer.pulled(Instant::now(), Duration::ZERO, 1),
+        }
+    }
+
+    fn answered(&mut self, reply: RecordingReply) {
+        let Some(pending) = self.pending.take_if(|p| Some(p.id) == reply.id) else {
+            // A reply to a request given up on: nothing waits for it.
+            return;
+        };
+        match pending.purpose {
+            Purpose::Digest { pool } => {
+                let (mut chunk, newest) =
+                    record::timeline_chunk(&reply.recording, self.cursors.get(&pool).copied());
+                if let Some(newest) = newest {
+                    self.cursors.insert(pool, newest);
+                }
+                if let Some(i) = self.restarts.iter().position(|&p| p == pool) {
+                    self.restarts.swap_remove(i);
+                    chunk.restart = true;
+                }
+                self.chunks.push(chunk);
+                // Paced by what the pull cost the host.
+                self.pacer
+                    .pulled(Instant::now(), reply.took, HOST_COST_FACTOR);
+            }
+            Purpose::Save { path, .. } => {
+                record::write_in_background(reply.recording, path, self.saved.0.clone());
+            }
+        }
+    }
+
+    /// Sends the next recording request, if one is due and none is on its
+    /// way: a save the user asked for first, else the shown pool's digest.
+    fn request(&mut self) {
+        let now = Instant::now();
+        if let Some(pending) = self.pending.take() {
+            if now.duration_since(pending.sent) < RECORDING_PATIENCE {
+                self.pending = Some(pending);
+                return;
+            }
+            self.give_up(pending, "no reply from the host");
+        }
+        if !self.records || !matches!(self.link, Link::Connected) {
+            return;
+        }
+        let Some(requester) = self.requester.as_mut() else {
+            return;
+        };
+        let (request, purpose) = if let Some((pool, path)) = self.saves.pop_front() {
+            (RecordingRequest::pool(pool), Purpose::Save { path })
+        } else {
+            let shown = self
+                .shown
+                .as_ref()
+                .and_then(|name| self.hello_pools.iter().position(|p| p == name));
+            let Some(pool) = shown.filter(|_| self.pacer.due(now)) else {
+                return;
+            };
+            let mut request = RecordingRequest::pool(pool)
+                .level(RecordLevel::Scheduler)
+                .max_events(DIGEST_MAX_EVENTS);
+            if let Some(&since) = self.cursors.get(&pool) {
+                request = request.since_ns(since);
+            }
+            (request, Purpose::Digest { pool })
+        };
+        self.next_id += 1;
+        let id = self.next_id;
+        match requester.request_recording(&request.id(id)) {
+            Ok(()) => {
+                self.pending = Some(Pending {
+                    id,
+                    purpose,
+                    sent: now,
+                })
+            }
+            Err(e) => {
+                // The reader thread sees the broken connection too and
+                // reconnects; a save is reported now.
+                self.give_up(
+                    Pending {
+                        id,
+                        purpose,
+                        sent: now,
+                    },
+                    &e.to_string(),
+                );
+            }
+        }
+    }
+
+    /// Carries out the `r` key: the pool's recording is requested (after
+    /// any request on its way) and written to a new file in the directory.
+    pub fn save(&mut self, pool: usize) {
+        if !self.records {
+            self.notes.push(
+                "the host has no flight recorder (build it with dreadpool's `recorder` feature)"
+                    .into(),
+            );
+            return;
+        }
+        let name = self
+            .hello_pools
+            .get(pool)
+            .cloned()
+            .unwrap_or_else(|| format!("pool{pool}"));
+        self.saves
+            .push_back((pool, record::default_path(&self.dir, &name)));
+        self.request();
+    }
+
+    /// Headless `--record`: asks for every pool's recording in turn, waits
+    /// for each (up to [`RECORDING_PATIENCE`]) and writes it to
+    /// [`record::path_for_pool`]; one outcome per pool.
+    pub fn record_all(&mut self, path: &Path) -> Vec<Result<Saved, String>> {
+        let pools = self.hello_pools.clone();
+        let mut outcomes = Vec::new();
+        for (index, name) in pools.iter().enumerate() {
+            let target = record::path_for_pool(path, index, name);
+            outcomes.push(self.record_one(index, &target));
+        }
+        outcomes
+    }
+
+    fn record_one(&mut self, pool: usize, path: &Path) -> Result<Saved, String> {
+        let deadline = Instant::now() + RECORDING_PATIENCE;
+        // Whatever the reader thread has said so far (the connection, and
+        // the reply to a digest that may be on its way).
+        while let Ok(incoming) = self.rx.try_recv() {
+            self.receive(incoming);
+        }
+        if !self.records {
+            return Err(
+                "the host has no flight recorder (build it with dreadpool's `recorder` feature)"
+                    .into(),
+            );
+        }
+        self.next_id += 1;
+        let id = self.next_id;
+        let requester = self
+            .requester
+            .as_mut()
+            .ok_or_else(|| "not connected to the host".to_owned())?;
+        requester
+            .request_recording(&RecordingRequest::pool(pool).id(id))
+            .map_err(|e| format!("cannot ask for the recording: {e}"))?;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(Incoming::Recording(reply)) if reply.id == Some(id) => {
+                    return record::write(&reply.recording, path).map_err(|e| e.to_string());
+                }
+                Ok(Incoming::Refused(error)) => return Err(format!("the host refused: {error}")),
+                Ok(Incoming::Lost { error, .. }) => {
+                    return Err(format!("the connection was lost: {error}"))
+                }
+                Ok(other) => {
+                    self.receive(other);
+                }
+                Err(_) => return Err(format!("no recording within {RECORDING_PATIENCE:?}")),
+            }
+        }
     }
 
     /// The pools the exporter announced when first connected.
@@ -402,26 +811,23 @@ impl Attached {
     pub fn tick(&mut self) -> Tick {
         let at = self.started.elapsed();
         let mut newest = None;
-        loop {
-            match self.rx.try_recv() {
-                Ok(Incoming::Connected) => self.link = Link::Connected,
-                Ok(Incoming::Frame(pools)) => {
-                    self.link = Link::Connected;
-                    newest = Some(pools);
-                }
-                Ok(Incoming::Lost { error, attempts }) => {
-                    self.link = Link::Lost { error, attempts }
-                }
-                Err(_) => break,
+        while let Ok(incoming) = self.rx.try_recv() {
+            if let Some(pools) = self.receive(incoming) {
+                newest = Some(pools);
             }
         }
+        self.request();
         let pools = newest.map(|pools| self.observe(pools)).unwrap_or_default();
+        let mut notes = std::mem::take(&mut self.notes);
+        notes.extend(self.saved.1.try_iter());
         Tick {
             at,
             pools,
             events: Vec::new(),
             panics_reported: false,
             link: Some(self.link.clone()),
+            timelines: std::mem::take(&mut self.chunks),
+            notes,
         }
     }
 
@@ -431,8 +837,11 @@ impl Attached {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
-                Ok(Incoming::Frame(pools)) => return Some(self.observe(pools)),
-                Ok(_) => continue,
+                Ok(incoming) => {
+                    if let Some(pools) = self.receive(incoming) {
+                        return Some(self.observe(pools));
+                    }
+                }
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
                     return None
                 }
@@ -466,18 +875,23 @@ fn read_loop(addr: String, first: Client, tx: Sender<Incoming>) {
     let mut client = Some(first);
     let mut attempts = 0u32;
     loop {
-        if let Some(c) = client.take() {
+        if let Some(mut c) = client.take() {
             attempts = 0;
-            if tx.send(Incoming::Connected).is_err() {
+            let connected = Incoming::Connected {
+                requester: c.requester().ok(),
+                records: c.hello().recording,
+            };
+            if tx.send(connected).is_err() {
                 return;
             }
-            for frame in c {
-                match frame {
-                    Ok(pools) => {
-                        if tx.send(Incoming::Frame(pools)).is_err() {
-                            return;
-                        }
-                    }
+            loop {
+                let incoming = match c.next_message() {
+                    Ok(Message::Frame(frame)) => Incoming::Frame(frame.pools),
+                    Ok(Message::Recording(reply)) => Incoming::Recording(reply),
+                    // A message kind of a newer dreadpool-metrics.
+                    Ok(_) => continue,
+                    // A refused request: the connection stays.
+                    Err(ClientError::Server(error)) => Incoming::Refused(error),
                     Err(e) => {
                         attempts += 1;
                         let lost = Incoming::Lost {
@@ -489,6 +903,9 @@ fn read_loop(addr: String, first: Client, tx: Sender<Incoming>) {
                         }
                         break;
                     }
+                };
+                if tx.send(incoming).is_err() {
+                    return;
                 }
             }
         }
@@ -517,8 +934,8 @@ fn read_loop(addr: String, first: Client, tx: Sender<Incoming>) {
 pub enum Source {
     /// The in-process demo (boxed: it holds a monitor's histograms).
     Demo(Box<Demo>),
-    /// An attached host.
-    Attached(Attached),
+    /// An attached host (boxed: it holds its requests' state).
+    Attached(Box<Attached>),
 }
 
 impl Source {
@@ -533,8 +950,18 @@ impl Source {
     /// Carries out a command of the model (load commands mean nothing when
     /// attached; the model does not send them then).
     pub fn apply(&mut self, command: Command) {
-        if let Source::Demo(d) = self {
-            d.apply(command);
+        match (self, command) {
+            (Source::Demo(d), command) => d.apply(command),
+            (Source::Attached(a), Command::SaveRecording { pool }) => a.save(pool),
+            (Source::Attached(_), _) => {}
+        }
+    }
+
+    /// Tells the source which pool is shown (an attached host's timeline
+    /// is pulled for that pool only).
+    pub fn show_pool(&mut self, name: Option<&str>) {
+        if let Source::Attached(a) = self {
+            a.show_pool(name);
         }
     }
 
@@ -630,7 +1057,7 @@ mod tests {
                 .unwrap()
         };
         let exporter = serve();
-        let mut attached = Attached::connect(addr).unwrap();
+        let mut attached = Attached::connect(addr, std::env::temp_dir()).unwrap();
         let mut app = App::new(
             Mode::Attach {
                 addr: addr.into(),
@@ -660,7 +1087,8 @@ mod tests {
 
     #[test]
     fn an_unreachable_address_is_a_clear_error() {
-        let error = Attached::connect("/nonexistent/dreadpool-top.sock").unwrap_err();
+        let error =
+            Attached::connect("/nonexistent/dreadpool-top.sock", PathBuf::from(".")).unwrap_err();
         assert!(
             error.contains("cannot attach to /nonexistent/dreadpool-top.sock"),
             "{error}"

@@ -113,3 +113,129 @@ fn headless_json_reports_the_run_and_nothing_is_lost_in_a_panic_storm() {
     assert!(text.starts_with("SCHED "), "{text}");
     assert!(text.contains("none lost"), "{text}");
 }
+
+/// A scratch directory removed on drop.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("dpt-cli-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The trace events of a Chrome JSON trace: the `traceEvents` array of the
+/// object form, or the array form itself.
+fn trace_events(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let trace: serde_json::Value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    let events = match &trace {
+        serde_json::Value::Array(events) => events.clone(),
+        object => object["traceEvents"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    assert!(!events.is_empty(), "no events in {}", path.display());
+    events
+}
+
+fn non_empty_file(path: &std::path::Path) {
+    let len = std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .len();
+    assert!(len > 0, "{} is empty", path.display());
+}
+
+#[test]
+fn record_needs_headless() {
+    let out = run(&["--record", "/tmp/never.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--headless"), "{}", stderr(&out));
+}
+
+#[test]
+fn headless_demo_record_writes_perfetto_and_chrome_json() {
+    let scratch = Scratch::new("demo-record");
+    for name in ["run.perfetto-trace", "run.json"] {
+        let path = scratch.path(name);
+        let out = run(&[
+            "--headless",
+            "--duration",
+            "1",
+            "--threads",
+            "2",
+            "--rate",
+            "2000",
+            "--record",
+            path.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("none lost"), "{stdout}");
+        assert!(
+            stdout.contains(&format!("saved to {}", path.display())),
+            "{stdout}"
+        );
+        non_empty_file(&path);
+    }
+    // The demo records every task: far more events than the scheduler's.
+    let events = trace_events(&scratch.path("run.json"));
+    assert!(events.len() > 1_000, "{} events", events.len());
+}
+
+#[test]
+fn headless_attach_record_pulls_every_pool_from_the_host() {
+    use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
+    let scratch = Scratch::new("attach-record");
+    let pools: Vec<_> = ["api", "batch"]
+        .into_iter()
+        .map(|name| {
+            let pool = ThreadPoolBuilder::new()
+                .with_threads(2)
+                .with_thread_name(name)
+                .with_record_level(RecordLevel::Tasks)
+                .build();
+            for _ in 0..500 {
+                pool.spawn(|| std::hint::black_box(()));
+            }
+            pool.join();
+            pool
+        })
+        .collect();
+    let socket = scratch.path("host.sock");
+    let _exporter = dreadpool_metrics::Exporter::builder()
+        .pool(&pools[0])
+        .pool(&pools[1])
+        .bind(socket.to_str().unwrap())
+        .unwrap();
+    let trace = scratch.path("host.json");
+    let out = run(&[
+        "--attach",
+        socket.to_str().unwrap(),
+        "--headless",
+        "--duration",
+        "1",
+        "--record",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("recording of api"), "{stdout}");
+    assert!(stdout.contains("recording of batch"), "{stdout}");
+    // 500 tasks, each spawned and run: at least that many events each.
+    assert!(trace_events(&trace).len() >= 500);
+    assert!(trace_events(&scratch.path("host.batch.json")).len() >= 500);
+}

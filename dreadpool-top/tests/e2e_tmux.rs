@@ -7,7 +7,7 @@
 //! a fixed time to decide a pass or a fail, so a slow, loaded machine only
 //! makes the tests slower. `DPT_E2E_SHOW=1` prints each screen waited for.
 
-use dreadpool_core::{ThreadPool, ThreadPoolBuilder};
+use dreadpool_core::{RecordLevel, ThreadPool, ThreadPoolBuilder};
 use dreadpool_metrics::Exporter;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -197,6 +197,8 @@ fn the_demo_runs_switches_to_the_panic_storm_and_quits_cleanly() {
     });
     assert!(first.contains("LIVE"), "{first}");
     assert!(first.contains("load steady"), "{first}");
+    // No room for the timeline at 80x24: it collapses, the rest stays.
+    assert!(!first.contains(" Timeline "), "{first}");
     let done_before = header_number(&first, "done ").unwrap();
     let second = tmux.wait_for("the task counter to grow", |s| {
         header_number(s, "done ").is_some_and(|n| n > done_before)
@@ -231,6 +233,88 @@ fn the_demo_runs_switches_to_the_panic_storm_and_quits_cleanly() {
     assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
 }
 
+/// The one file in `dir` whose name starts with `prefix`, once it is there
+/// and not empty (written on the dashboard's writer thread).
+fn wait_file(dir: &std::path::Path, prefix: &str, tmux: &Tmux) -> PathBuf {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let found = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .find(|e| {
+                e.file_name().to_string_lossy().starts_with(prefix)
+                    && e.metadata().is_ok_and(|m| m.len() > 0)
+            });
+        if let Some(entry) = found {
+            return entry.path();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no non-empty {prefix}* in {} within {PATIENCE:?}; the screen:\n{}",
+            dir.display(),
+            tmux.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The timeline's row of worker `w`, if the panel shows it with states.
+fn timeline_row(screen: &str, w: usize) -> Option<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let top = lines.iter().position(|l| l.contains(" Timeline "))?;
+    let label = format!(" w{w:<3}");
+    lines[top + 1..]
+        .iter()
+        .find(|l| l.contains(&label))
+        .map(|l| l.to_string())
+        .filter(|row| row.contains(['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█', '·']))
+}
+
+#[test]
+fn the_timeline_shows_the_workers_and_r_saves_a_recording() {
+    require_tmux!();
+    let scratch = Scratch::new("record");
+    let status = scratch.path("status");
+    let records = scratch.path("traces");
+    std::fs::create_dir_all(&records).unwrap();
+    let tmux = Tmux::start(
+        "record",
+        100,
+        32,
+        &command_line(
+            &format!(
+                "--threads 4 --refresh 200 --rate 2000 --seed 7 --record-dir '{}'",
+                records.display()
+            ),
+            &status,
+        ),
+    );
+    // The timeline fills in from the flight recorder, a row per worker.
+    let screen = tmux.wait_for("the timeline's strips", |s| {
+        (0..4).all(|w| timeline_row(s, w).is_some())
+    });
+    assert!(
+        screen.contains("█ run") && screen.contains("█ stole"),
+        "{screen}"
+    );
+
+    tmux.keys("r");
+    let saved = tmux.wait_for("the saved recording's path", |s| s.contains("saved to"));
+    assert!(saved.contains("recording of demo"), "{saved}");
+    let file = wait_file(&records, "dreadpool-demo-", &tmux);
+    assert!(
+        file.to_string_lossy().ends_with(".perfetto-trace"),
+        "{}",
+        file.display()
+    );
+    // The event log keeps the line.
+    assert!(saved.contains("INFO"), "{saved}");
+
+    tmux.keys("q");
+    assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
+}
+
 fn export(pool: &ThreadPool, path: &std::path::Path) -> Exporter {
     Exporter::builder()
         .pool(pool)
@@ -245,9 +329,11 @@ fn attached_it_shows_the_host_survives_a_lost_connection_and_reconnects() {
     let scratch = Scratch::new("attach");
     let status = scratch.path("status");
     let socket = scratch.path("host.sock");
+    // Recording every task, so that a recording pulled with `r` has them.
     let pool = ThreadPoolBuilder::new()
         .with_threads(3)
         .with_thread_name("hostpool")
+        .with_record_level(RecordLevel::Tasks)
         .build();
     for _ in 0..1000 {
         pool.spawn(|| std::hint::black_box(()));
@@ -258,13 +344,26 @@ fn attached_it_shows_the_host_survives_a_lost_connection_and_reconnects() {
         100,
         30,
         &command_line(
-            &format!("--attach '{}' --refresh 200", socket.display()),
+            &format!(
+                "--attach '{}' --refresh 200 --record-dir '{}'",
+                socket.display(),
+                scratch.0.display()
+            ),
             &status,
         ),
     );
     tmux.wait_for("the host's pool", |s| {
         s.contains("pool hostpool") && s.contains("connected") && worker_rows(s, 3)
     });
+    // The host's timeline arrives over the exporter, as digests.
+    tmux.wait_for("the host's timeline", |s| {
+        (0..3).all(|w| timeline_row(s, w).is_some())
+    });
+    // `r` pulls the whole recording from the host and saves it here.
+    tmux.keys("r");
+    let saved = tmux.wait_for("the host's recording saved", |s| s.contains("saved to"));
+    assert!(saved.contains("recording of hostpool"), "{saved}");
+    wait_file(&scratch.0, "dreadpool-hostpool-", &tmux);
 
     // The host goes away: the dashboard says so and keeps running.
     exporter.shutdown();

@@ -341,3 +341,152 @@ fn attached_the_header_marks_frozen_figures_stale_until_the_host_is_back() {
     let (nothing, _) = header(&empty, 80, 24, "✕ LOST");
     assert!(!nothing.contains("LIVE"), "{nothing}");
 }
+
+/// `demo(threads, 40)` with 12 seeded seconds of flight recorder marks.
+fn with_timeline(threads: usize) -> App {
+    let mut app = demo(threads, 40);
+    let at = app.now;
+    app.ingest(Tick {
+        at,
+        timelines: vec![fixture::timeline_chunk(42, threads, 12)],
+        ..Tick::default()
+    });
+    app
+}
+
+/// The timeline row of worker `w` (the row in the Timeline panel, below
+/// its title), without its label.
+fn strip(lines: &[String], w: usize) -> String {
+    let (top, _) = row_with(lines, " Timeline ");
+    let label = format!(" w{w:<3}");
+    let row = lines[top + 1..]
+        .iter()
+        .find(|l| l.contains(&label))
+        .unwrap_or_else(|| panic!("no timeline row for w{w}:\n{}", lines.join("\n")));
+    let start = row.find(&label).unwrap() + label.len();
+    row[start..].trim_end_matches(['│', ' ']).to_owned()
+}
+
+fn longest_run(strip: &str, glyph: char) -> usize {
+    let mut best = 0;
+    let mut run = 0;
+    for c in strip.chars() {
+        run = if c == glyph { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+#[test]
+fn the_timeline_at_100x32_shows_states_steals_stalls_and_gaps() {
+    let app = with_timeline(4);
+    let buffer = draw(&app, 100, 32);
+    golden("timeline-100x32", &buffer);
+    assert_eq!(buffer, draw(&app, 100, 32), "deterministic");
+    let lines = text(&buffer);
+    let (_, title) = row_with(&lines, " Timeline ");
+    // 100 columns: 93 cells of 100 ms.
+    assert!(title.contains("last 9.3s"), "{title}");
+    for legend in ["▁▄█ run", "▒ search", "· sleep", "█ stole", "✖ respawn"] {
+        assert!(title.contains(legend), "{title}");
+    }
+    let strips: Vec<String> = (0..4).map(|w| strip(&lines, w)).collect();
+    for (w, s) in strips.iter().enumerate() {
+        assert_eq!(s.chars().count(), 93, "w{w}: {s:?}");
+        assert!(s.contains('█') && s.contains('·'), "w{w}: {s}");
+    }
+    assert!(strips.iter().any(|s| s.contains('▒')), "{strips:?}");
+    // Steals colour their cells.
+    let (title_at, _) = row_with(&lines, " Timeline ");
+    let stole = (title_at + 1..title_at + 5)
+        .any(|y| (6..99).any(|x| buffer[(x, y as u16)].style().fg == Some(Color::Magenta)));
+    assert!(stole, "no cell marked as a steal");
+    // Worker 0's 1.5 s stall on one task: a solid run of 100 ms cells.
+    assert!(longest_run(&strips[0], '█') >= 14, "{}", strips[0]);
+    // The last worker's 3 s idle gap.
+    assert!(longest_run(&strips[3], '·') >= 25, "{}", strips[3]);
+    // Worker 1 respawned 1.2 s before the end: 12 cells from the right.
+    let respawn = strips[1].chars().rev().position(|c| c == '✖');
+    assert!(
+        respawn.is_some_and(|p| (11..=13).contains(&p)),
+        "{}",
+        strips[1]
+    );
+    // Colours follow the worker table's.
+    assert_eq!(style_of(&buffer, "▒").fg, Some(Color::Yellow));
+    let y = title_at + 1;
+    let green = (6..99).any(|x| {
+        let cell = &buffer[(x, y as u16)];
+        cell.symbol() == "█" && cell.style().fg == Some(Color::Green)
+    });
+    assert!(green, "no running cell in green");
+    // The event log keeps its place below.
+    let (events_at, _) = row_with(&lines, " Events ");
+    let (timeline_at, _) = row_with(&lines, " Timeline ");
+    assert!(events_at > timeline_at + 4);
+}
+
+#[test]
+fn the_timeline_collapses_at_80x24_and_without_a_recorder() {
+    let app = with_timeline(4);
+    let lines = text(&draw(&app, 80, 24));
+    assert!(
+        !lines.iter().any(|l| l.contains("Timeline")),
+        "{}",
+        lines.join("\n")
+    );
+    row_with(&lines, " Events ");
+    row_with(&lines, " w3 ");
+    // Wide terminals have room beside the charts.
+    let lines = text(&draw(&app, 160, 48));
+    row_with(&lines, " Timeline ");
+    row_with(&lines, "Throughput");
+    // No recorder data for the pool: no panel, the frame as before.
+    assert_eq!(draw(&demo(4, 40), 100, 32), {
+        let mut plain = demo(4, 40);
+        plain.timelines.clear();
+        draw(&plain, 100, 32)
+    });
+    assert!(!text(&draw(&demo(4, 40), 100, 32))
+        .iter()
+        .any(|l| l.contains("Timeline")));
+    // A pool recording nothing says so.
+    let mut off = demo(4, 40);
+    let at = off.now;
+    off.ingest(Tick {
+        at,
+        timelines: vec![dreadpool_top::state::timeline::TimelineChunk {
+            pool: "demo".into(),
+            workers: 4,
+            recorder_off: true,
+            ..Default::default()
+        }],
+        ..Tick::default()
+    });
+    row_with(&text(&draw(&off, 100, 32)), "flight recorder is off");
+}
+
+#[test]
+fn the_r_key_asks_to_save_the_shown_pool_and_the_outcome_shows_in_the_footer() {
+    use dreadpool_top::state::Command;
+    let mut app = demo(4, 5);
+    assert_eq!(
+        app.update(Action::SaveRecording),
+        Some(Command::SaveRecording { pool: 0 })
+    );
+    let lines = text(&draw(&app, 100, 32));
+    assert!(lines[31].contains("recording pool demo"), "{}", lines[31]);
+    let at = app.now;
+    app.ingest(Tick {
+        at,
+        notes: vec!["recording of demo (12 events) saved to /tmp/x.perfetto-trace".into()],
+        ..Tick::default()
+    });
+    let lines = text(&draw(&app, 100, 32));
+    assert!(
+        lines[31].contains("saved to /tmp/x.perfetto-trace"),
+        "{}",
+        lines[31]
+    );
+    row_with(&lines, "INFO");
+}

@@ -5,6 +5,7 @@
 pub mod events;
 pub mod history;
 pub mod sample;
+pub mod timeline;
 
 use crate::input::Action;
 use crate::pattern::{self, Pattern};
@@ -13,6 +14,7 @@ use history::Ring;
 use sample::{PoolSample, WorkerSample};
 use std::cmp::Ordering;
 use std::time::Duration;
+use timeline::{Timeline, TimelineChunk};
 
 /// How many intervals of history are kept for sparklines and charts.
 pub const HISTORY: usize = 300;
@@ -235,6 +237,12 @@ pub struct Tick {
     pub panics_reported: bool,
     /// The attach connection's state, when attached.
     pub link: Option<Link>,
+    /// What the flight recorder saw since the previous chunk, per pool
+    /// (only on the ticks that pulled a recording).
+    pub timelines: Vec<TimelineChunk>,
+    /// Outcomes to tell the user (a recording saved, or why not): the
+    /// newest goes to the footer, each to the event log.
+    pub notes: Vec<String>,
 }
 
 /// An effect of an update on the world outside the model.
@@ -244,6 +252,12 @@ pub enum Command {
     SetPattern(Pattern),
     /// Set the demo load rate.
     SetRate(u64),
+    /// Save a flight recording of the pool at this index (in the source's
+    /// order) to a file.
+    SaveRecording {
+        /// The pool's index.
+        pool: usize,
+    },
 }
 
 /// The whole model.
@@ -278,6 +292,9 @@ pub struct App {
     pub now: Duration,
     /// A short message for the footer (for example, why a key did nothing).
     pub status: Option<String>,
+    /// Each pool's timeline, by name (only pools whose source has a
+    /// flight recorder).
+    pub timelines: Vec<(String, Timeline)>,
     quit: bool,
     held: Option<Tick>,
     /// The newest tick's time, paused or not (`now` stops while paused).
@@ -304,6 +321,7 @@ impl App {
             overhead: None,
             now: Duration::ZERO,
             status: None,
+            timelines: Vec::new(),
             quit: false,
             held: None,
             clock: Duration::ZERO,
@@ -351,6 +369,15 @@ impl App {
         self.pools.get(self.selected_pool)
     }
 
+    /// The shown pool's timeline, if its source has a flight recorder.
+    pub fn timeline(&self) -> Option<&Timeline> {
+        let name = &self.current()?.sample.name;
+        self.timelines
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t)
+    }
+
     /// The shown pool's workers in display (sort) order.
     pub fn sorted_workers(&self) -> Vec<&WorkerSample> {
         let Some(pool) = self.current() else {
@@ -393,6 +420,12 @@ impl App {
         if let Some(link) = tick.link.take() {
             self.set_link(tick.at, link);
         }
+        // So are the outcomes of what the user asked for.
+        for note in tick.notes.drain(..) {
+            self.events
+                .push(LogEvent::note(tick.at, EventKind::Info, note.clone()));
+            self.status = Some(note);
+        }
         if self.paused {
             let held = self.held.get_or_insert_with(Tick::default);
             held.at = tick.at;
@@ -401,7 +434,19 @@ impl App {
             held.events.extend(tick.events);
             let excess = held.events.len().saturating_sub(EVENT_LOG);
             held.events.drain(..excess);
+            // Chunks hold only what is new: every one is kept for resume.
+            held.timelines.extend(tick.timelines);
             return;
+        }
+        for chunk in &tick.timelines {
+            match self.timelines.iter_mut().find(|(n, _)| *n == chunk.pool) {
+                Some((_, timeline)) => timeline.absorb(chunk),
+                None => {
+                    let mut timeline = Timeline::new();
+                    timeline.absorb(chunk);
+                    self.timelines.push((chunk.pool.clone(), timeline));
+                }
+            }
         }
         self.now = tick.at;
         if !tick.pools.is_empty() {
@@ -500,6 +545,16 @@ impl App {
             Action::NextPool => self.switch_pool(1),
             Action::PrevPool => self.switch_pool(-1),
             Action::Pattern(new) => return self.change_load(Some(new), None),
+            Action::SaveRecording => {
+                let Some(pool) = self.current() else {
+                    self.status = Some("no pool to record yet".into());
+                    return None;
+                };
+                self.status = Some(format!("recording pool {}…", pool.sample.name));
+                return Some(Command::SaveRecording {
+                    pool: self.selected_pool,
+                });
+            }
             Action::RateUp | Action::RateDown => {
                 let Mode::Demo { rate, .. } = self.mode else {
                     return self.change_load(None, None);

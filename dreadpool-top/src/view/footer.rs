@@ -28,6 +28,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ("s", "sort"),
                 ("␣", "pause"),
                 ("Tab", "pool"),
+                ("r", "record"),
                 ("?", "help"),
                 ("q", "quit"),
             ]
@@ -39,6 +40,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ("␣", "pause"),
                 ("1-6", "load"),
                 ("+-", "rate"),
+                ("r", "record"),
                 ("?", "help"),
                 ("q", "quit"),
             ]

@@ -4,7 +4,10 @@
 //! At 80x24 the dashboard shows the header, the worker table, a compact
 //! latency panel beside the steal matrix, the event log and the key line.
 //! From 120 columns and 36 rows up it adds a throughput chart and a latency
-//! chart; below 60x16 it keeps the header and the worker table only.
+//! chart; below 60x16 it keeps the header and the worker table only. The
+//! timeline (from the flight recorder) takes the room above the event log
+//! when there is enough for a row per worker and three rows of log (from
+//! about 100x30 with 4 workers); otherwise it collapses away.
 
 pub mod detail;
 pub mod events;
@@ -16,6 +19,7 @@ pub mod latency;
 pub mod steals;
 pub mod theme;
 pub mod throughput;
+pub mod timeline;
 pub mod workers;
 
 use crate::state::App;
@@ -68,6 +72,8 @@ fn render_body(app: &App, frame: &mut Frame, body: Rect) {
             Layout::horizontal([Constraint::Min(0), Constraint::Length(steals_w)]).areas(middle);
         latency::render(app, frame, lat, true);
         steals::render(app, frame, st);
+        // The charts below keep 8 rows.
+        let lower = render_timeline(app, frame, lower, 8);
         let [tp, ev] = Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
             .areas(lower);
         throughput::render(app, frame, tp);
@@ -82,8 +88,26 @@ fn render_body(app: &App, frame: &mut Frame, body: Rect) {
             Layout::horizontal([Constraint::Min(0), Constraint::Length(steals_w)]).areas(middle);
         latency::render(app, frame, lat, false);
         steals::render(app, frame, st);
+        let lower = render_timeline(app, frame, lower, 3);
         events::render(app, frame, lower);
     }
+}
+
+/// Draws the shown pool's timeline at the top of `area` if there is one and
+/// it fits with `keep` rows to spare; returns the rest of `area`.
+fn render_timeline(app: &App, frame: &mut Frame, area: Rect, keep: u16) -> Rect {
+    let Some(line) = app.timeline() else {
+        return area;
+    };
+    let workers = app.current().map_or(0, |p| p.sample.workers.len());
+    let height = timeline::height(workers.max(line.workers()));
+    if area.height < height + keep {
+        return area;
+    }
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(height), Constraint::Min(0)]).areas(area);
+    timeline::render(app, line, frame, top);
+    rest
 }
 
 /// A rectangle of at most `width` x `height` centred in `area`.
