@@ -15,9 +15,11 @@ pub(crate) fn boxes_every_task() -> bool {
 /// away without it.
 pub(crate) const ENABLED: bool = false;
 
-/// Nothing to configure.
+/// Nothing to configure. (A struct with no fields rather than a unit
+/// struct, so that the builder makes it with `default()` whichever twin it
+/// gets.)
 #[derive(Clone, Default)]
-pub(crate) struct RecorderConfig;
+pub(crate) struct RecorderConfig {}
 
 /// No recorder.
 pub(crate) struct FlightRecorder;
