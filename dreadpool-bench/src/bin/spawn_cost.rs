@@ -9,8 +9,9 @@
 //! ```
 //!
 //! SCENARIO is `external` (1M one-pointer tasks from this thread), `nested`
-//! (a binary spawn tree of 20 levels, 1,048,575 tasks) or `fanout` (one task
-//! spawns 1M one-pointer tasks). Prints the median and the best ns/task of
+//! (a binary spawn tree of 20 levels, 1,048,575 tasks), `nested-1us` (a
+//! tree of 17 levels whose tasks each compute for about a microsecond) or
+//! `fanout` (one task spawns 1M one-pointer tasks). Prints the median and the best ns/task of
 //! REPS runs (default 5) on THREADS workers (default 2). With the `metrics`
 //! feature, `DREADPOOL_BENCH_SAMPLING=N` sets `with_latency_sampling(N)`, and
 //! `DREADPOOL_BENCH_SNAPSHOT_HZ=F` has another thread take `pool.metrics()`
@@ -18,9 +19,11 @@
 //! second must not slow a flat-out pool measurably). With the `recorder`
 //! feature, `DREADPOOL_BENCH_RECORD=off|scheduler|tasks` sets the flight
 //! recorder's level (default: scheduler), `DREADPOOL_BENCH_RECORD_CAPACITY=N`
-//! its ring size, and `DREADPOOL_BENCH_RECORDINGS_HZ=F`
-//! has another thread take `pool.recording()` F times a second (issue 15: a
-//! recording taken while the pool runs flat out must not stall it).
+//! its ring size, and `DREADPOOL_BENCH_BESIDE=recordings` has another thread
+//! take `pool.recording()` back to back for the whole run (issue 15: a
+//! recording taken while the pool runs flat out must not stall it);
+//! `DREADPOOL_BENCH_BESIDE=spin` has it spin instead, the control: the same
+//! competition for the CPUs, without the recorder.
 
 use dreadpool::{ThreadPool, ThreadPoolBuilder};
 use std::hint::black_box;
@@ -41,6 +44,36 @@ fn tiny(word: &'static AtomicU64) {
     black_box(word.load(Ordering::Relaxed));
 }
 
+/// Spin iterations that take about a microsecond (0.98-1.05 us on this
+/// project's 2-vCPU AMD EPYC guest). A constant, not calibrated per run:
+/// the builds compared run as separate processes, and a count calibrated in
+/// each would differ by a few percent from one to the next, more than the
+/// costs measured.
+fn one_microsecond() -> u64 {
+    460
+}
+
+/// A loop the optimiser cannot remove.
+fn spin(iterations: u64) -> u64 {
+    let mut x = black_box(0x9E37_79B9_7F4A_7C15u64);
+    for _ in 0..iterations {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    black_box(x)
+}
+
+/// A binary tree like `nested`, but each task also computes for about a
+/// microsecond: the recorder's budget there is 2% (issue 15).
+fn node_1us(pool: &'static ThreadPool, levels_left: u32, iterations: u64) {
+    spin(iterations);
+    if levels_left > 1 {
+        pool.spawn(move || node_1us(pool, levels_left - 1, iterations));
+        pool.spawn(move || node_1us(pool, levels_left - 1, iterations));
+    }
+}
+
 /// Runs `scenario` once; returns how many tasks it ran.
 fn run(pool: &'static ThreadPool, scenario: &str) -> Result<u64, String> {
     let word = &WORD;
@@ -54,6 +87,11 @@ fn run(pool: &'static ThreadPool, scenario: &str) -> Result<u64, String> {
         "nested" => {
             pool.spawn(move || node(pool, 20));
             (1 << 20) - 1
+        }
+        "nested-1us" => {
+            let iterations = one_microsecond();
+            pool.spawn(move || node_1us(pool, 17, iterations));
+            (1 << 17) - 1
         }
         "fanout" => {
             pool.spawn(move || {
@@ -120,7 +158,7 @@ fn snapshot_thread(pool: &'static ThreadPool) -> Result<Option<Snapshots>, Strin
 }
 
 /// A thread calling `read` at `hz` times a second until stopped.
-#[cfg(any(feature = "metrics", feature = "recorder"))]
+#[cfg(feature = "metrics")]
 fn periodic(hz_var: &str, read: impl Fn() + Send + 'static) -> Result<Option<Snapshots>, String> {
     use std::sync::mpsc::{channel, RecvTimeoutError};
     let Ok(hz) = std::env::var(hz_var) else {
@@ -149,19 +187,52 @@ fn periodic(hz_var: &str, read: impl Fn() + Send + 'static) -> Result<Option<Sna
     Ok(Some(Snapshots { stop, thread }))
 }
 
-#[cfg(feature = "recorder")]
-fn recording_thread(pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
-    periodic("DREADPOOL_BENCH_RECORDINGS_HZ", move || {
-        black_box(pool.recording());
-    })
+/// A thread beside the pool for the whole run, until stopped: taking
+/// recordings back to back, or (the control) spinning.
+struct Beside {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<u64>,
 }
 
-#[cfg(not(feature = "recorder"))]
-fn recording_thread(_pool: &'static ThreadPool) -> Result<Option<Snapshots>, String> {
-    match std::env::var("DREADPOOL_BENCH_RECORDINGS_HZ") {
-        Ok(_) => Err("DREADPOOL_BENCH_RECORDINGS_HZ needs the recorder feature".to_string()),
-        Err(_) => Ok(None),
+impl Beside {
+    /// Stops the thread; returns how many recordings (or spins) it made.
+    fn stop(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap_or(0)
     }
+}
+
+/// `DREADPOOL_BENCH_BESIDE=recordings` (recorder feature) or `spin`.
+fn beside_thread(pool: &'static ThreadPool) -> Result<Option<Beside>, String> {
+    let Ok(what) = std::env::var("DREADPOOL_BENCH_BESIDE") else {
+        return Ok(None);
+    };
+    let work: Box<dyn Fn() + Send> = match what.as_str() {
+        "spin" => Box::new(|| {
+            black_box(one_microsecond());
+        }),
+        #[cfg(feature = "recorder")]
+        "recordings" => Box::new(move || {
+            black_box(pool.recording());
+        }),
+        other => {
+            let _ = pool;
+            return Err(format!(
+                "DREADPOOL_BENCH_BESIDE={other:?}: expected spin, or recordings with the recorder feature"
+            ));
+        }
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&stop);
+    let thread = std::thread::spawn(move || {
+        let mut done = 0u64;
+        while !flag.load(Ordering::Relaxed) {
+            work();
+            done += 1;
+        }
+        done
+    });
+    Ok(Some(Beside { stop, thread }))
 }
 
 #[cfg(not(feature = "metrics"))]
@@ -186,7 +257,7 @@ fn main() -> Result<(), String> {
         builder(threads)?.try_build().map_err(|e| e.to_string())?,
     ));
     let snapshots = snapshot_thread(pool)?;
-    let recordings = recording_thread(pool)?;
+    let beside = beside_thread(pool)?;
     let mut per_task = Vec::with_capacity(reps);
     for _ in 0..reps {
         let start = Instant::now();
@@ -197,9 +268,9 @@ fn main() -> Result<(), String> {
         let taken = snapshots.stop();
         eprintln!("spawn_cost: {taken} snapshots taken");
     }
-    if let Some(recordings) = recordings {
-        let taken = recordings.stop();
-        eprintln!("spawn_cost: {taken} recordings taken");
+    if let Some(beside) = beside {
+        let made = beside.stop();
+        eprintln!("spawn_cost: the thread beside made {made} rounds");
     }
     per_task.sort_by(f64::total_cmp);
     println!(
