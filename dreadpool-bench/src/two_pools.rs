@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 type Shard = &'static CachePadded<AtomicU64>;
 
 /// One pool's completion count, sharded by thread.
+#[derive(Default)]
 pub struct PoolTally {
     shards: Mutex<Vec<Shard>>,
 }

@@ -140,13 +140,25 @@ impl Task {
     where
         F: FnOnce() + Send + 'a,
     {
-        if fits::<F>() && !crate::recorder::boxes_every_task() {
+        if fits::<F>() {
             // SAFETY: passed on to our caller.
             unsafe { Task::inline(f) }
         } else {
             // SAFETY: as above; the box lives exactly as long as `f` would.
             unsafe { Task::boxed(f) }
         }
+    }
+
+    /// Makes a task of `f` that has an identity for the flight recorder
+    /// (see [`record_id`](Self::record_id)): boxed even when it would fit
+    /// inline. For spawns into a pool recording at `Tasks` level.
+    #[inline(always)]
+    pub(crate) fn new_identified<F>(f: F) -> Task
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        // SAFETY: `F` is `'static`: nothing it holds can die before it runs.
+        unsafe { Task::boxed(f) }
     }
 
     /// Boxes `f` and stores the box (its address doubles as the task's
@@ -257,6 +269,9 @@ impl Drop for Task {
 /// already made.
 pub(crate) trait IntoTask: Send + 'static {
     fn into_task(self) -> Task;
+    /// The task, with an identity for the flight recorder if it can be
+    /// given one (a closure is boxed; a task already made stays as it is).
+    fn into_identified_task(self) -> Task;
 }
 
 impl<F> IntoTask for F
@@ -266,6 +281,9 @@ where
     fn into_task(self) -> Task {
         Task::new(self)
     }
+    fn into_identified_task(self) -> Task {
+        Task::new_identified(self)
+    }
 }
 
 /// A task made by its spawner (scopes and broadcasts make theirs with
@@ -273,6 +291,9 @@ where
 /// does not overlap the closure one: a `Task` is not a closure.
 impl IntoTask for Task {
     fn into_task(self) -> Task {
+        self
+    }
+    fn into_identified_task(self) -> Task {
         self
     }
 }
@@ -332,13 +353,22 @@ impl Envelope {
     /// its schedule delay and run time. Every other task, and every task
     /// without those features, is stored as it is: no extra size, no extra
     /// work.
+    ///
+    /// `identified` (the pool records at the flight recorder's `Tasks`
+    /// level; a constant `false` without the recorder) boxes a closure that
+    /// would be stored inline, so that its spawn can be linked to its run.
     #[inline(always)]
     pub(crate) fn into_task(
         self,
         task: impl IntoTask,
         sampled_at: Option<std::time::Instant>,
+        identified: bool,
     ) -> Task {
-        let task = task.into_task();
+        let task = if identified {
+            task.into_identified_task()
+        } else {
+            task.into_task()
+        };
         if self.0.is_none() && sampled_at.is_none() {
             return task;
         }

@@ -126,7 +126,11 @@ pub(crate) fn push_if_local<T: IntoTask>(
             if std::ptr::eq(&*worker.registry, registry) {
                 if let Some((task, envelope)) = unspawned.take() {
                     let sampled_at = worker.sampler.sample(&registry.metrics);
-                    worker.push_local(envelope.into_task(task, sampled_at));
+                    if worker.records_tasks() {
+                        worker.push_local_recorded(envelope.into_task(task, sampled_at, true));
+                    } else {
+                        worker.push_local(envelope.into_task(task, sampled_at, false));
+                    }
                 }
             }
         }
@@ -347,12 +351,18 @@ impl WorkerThread {
         self.records_tasks.set(self.flight().records_tasks());
     }
 
+    /// A spawn from one of this worker's tasks while the flight recorder
+    /// records spawns: recorded, then pushed. Out of line, like
+    /// `Registry::deliver_recorded`.
+    #[inline(never)]
+    fn push_local_recorded(&self, task: Task) {
+        // SAFETY: this worker holds its pool (`registry`), which owns the
+        // recorder, and is the thread in the ring's seat.
+        unsafe { self.seat_ring.spawned_local(&task) };
+        self.push_local(task);
+    }
+
     fn push_local(&self, task: Task) {
-        if self.records_tasks() {
-            // SAFETY: this worker holds its pool (`registry`), which owns
-            // the recorder, and is the thread in the ring's seat.
-            unsafe { self.seat_ring.spawned_local(&task) };
-        }
         self.registry.counts.local_spawned(self.state.index);
         self.state.queue.push(task);
         self.registry.sleep.notify_local_task();

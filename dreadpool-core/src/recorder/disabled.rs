@@ -5,12 +5,6 @@
 use crate::task::Task;
 use std::time::Duration;
 
-/// Never: without the recorder no task needs an identity.
-#[inline(always)]
-pub(crate) fn boxes_every_task() -> bool {
-    false
-}
-
 /// Whether the recorder is compiled in: lets call sites fold their checks
 /// away without it.
 pub(crate) const ENABLED: bool = false;
@@ -34,7 +28,11 @@ impl FlightRecorder {
         WorkerTrack(std::marker::PhantomData)
     }
     #[inline(always)]
-    pub(crate) fn outside_spawn(&self, _task: &Task, _inbox: Option<usize>) {}
+    pub(crate) fn records_tasks(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    pub(crate) fn outside_spawn(&self, _id: u64, _inbox: Option<usize>) {}
     pub(crate) fn waker_log(&self) -> WakerLog {
         WakerLog
     }

@@ -16,7 +16,7 @@ use super::recording::{merge, Recording, Track, TrackEvents};
 use super::ring::{Copied, Ring};
 use super::trigger::{RecordTrigger, TriggerState};
 use super::DEFAULT_RECORD_CAPACITY;
-use crate::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 use crate::task::Task;
 use crossbeam_utils::CachePadded;
@@ -24,17 +24,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Weak;
 use std::time::Duration;
-
-/// Pools now recording at `Tasks` level, process-wide: while any is, every
-/// new task is boxed so that it has an identity (see `Task::record_id`).
-static POOLS_RECORDING_TASKS: AtomicUsize = AtomicUsize::new(0);
-
-/// Whether new tasks must be boxed for their identity. One relaxed load on
-/// each spawn of a closure that would be stored inline.
-#[inline(always)]
-pub(crate) fn boxes_every_task() -> bool {
-    POOLS_RECORDING_TASKS.load(Ordering::Relaxed) != 0
-}
 
 /// Whether the recorder is compiled in: lets call sites fold their checks
 /// away without it.
@@ -64,6 +53,10 @@ struct Shared {
 
 /// A pool's flight recorder.
 pub(crate) struct FlightRecorder {
+    /// The level, a copy of `shared.level` kept in the pool itself: the
+    /// recording points on the spawn path (one per spawn from outside) read
+    /// it from the registry's own lines, not through the `Arc`.
+    level: AtomicU8,
     shared: Arc<Shared>,
     workers: usize,
 }
@@ -75,6 +68,7 @@ impl FlightRecorder {
         clock::start();
         let level = config.level.unwrap_or_default();
         let recorder = FlightRecorder {
+            level: AtomicU8::new(RecordLevel::Off.as_u8()),
             shared: Arc::new(Shared {
                 pool_id: NEXT_POOL_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 pool_name: pool_name.to_owned(),
@@ -96,50 +90,53 @@ impl FlightRecorder {
 
     /// The level now.
     pub(crate) fn level(&self) -> RecordLevel {
-        RecordLevel::from_u8(self.shared.level.load(Ordering::Relaxed))
+        RecordLevel::from_u8(self.level.load(Ordering::Relaxed))
     }
 
     /// Switches the level.
     pub(crate) fn set_level(&self, level: RecordLevel) {
-        // Boxing switched on before the level says Tasks (and off after it
-        // stops saying so), so that every task spawned while a worker
-        // records spawns has an identity.
-        let tasks = RecordLevel::Tasks.as_u8();
-        let new = level.as_u8();
-        if new == tasks {
-            let old = self.shared.level.load(Ordering::Relaxed);
-            if old != tasks {
-                POOLS_RECORDING_TASKS.fetch_add(1, Ordering::SeqCst);
-            }
-            self.shared.level.store(new, Ordering::SeqCst);
-        } else {
-            let old = self.shared.level.swap(new, Ordering::SeqCst);
-            if old == tasks {
-                POOLS_RECORDING_TASKS.fetch_sub(1, Ordering::SeqCst);
-            }
-        }
+        // The shared level (for wakers and recordings) first, then the copy
+        // the spawn path reads.
+        self.shared.level.store(level.as_u8(), Ordering::SeqCst);
+        self.level.store(level.as_u8(), Ordering::SeqCst);
+    }
+
+    /// Whether spawns into this pool are recorded now (its `Tasks` level):
+    /// then they are made with an identity (`Task::new_identified`). One
+    /// load from the pool itself.
+    #[inline(always)]
+    pub(crate) fn records_tasks(&self) -> bool {
+        self.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
     }
 
     /// Worker `index`'s track, for the worker in that seat to write.
     #[inline(always)]
     pub(crate) fn worker(&self, index: usize) -> WorkerTrack<'_> {
         WorkerTrack {
+            level: &self.level,
             shared: &self.shared,
             index,
         }
     }
 
-    /// A spawn by a thread outside the pool (at `Tasks` level).
+    /// A spawn by a thread outside the pool, whose caller checked
+    /// [`records_tasks`](Self::records_tasks) (and made the task with an
+    /// identity, `id`). Out of line: the usual spawn path keeps only the
+    /// check.
     #[inline(always)]
-    pub(crate) fn outside_spawn(&self, task: &Task, inbox: Option<usize>) {
-        if self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8() {
-            let (queue, worker) = match inbox {
-                Some(worker) => (event::QUEUE_INBOX, worker as u32),
-                None => (event::QUEUE_GLOBAL, 0),
-            };
-            let raw = pack(clock::now(), event::SPAWN, queue, worker, task.record_id());
-            push_outside(&self.shared, raw);
-        }
+    pub(crate) fn outside_spawn(&self, id: u64, inbox: Option<usize>) {
+        self.outside_spawn_recorded(id, inbox);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn outside_spawn_recorded(&self, id: u64, inbox: Option<usize>) {
+        let (queue, worker) = match inbox {
+            Some(worker) => (event::QUEUE_INBOX, worker as u32),
+            None => (event::QUEUE_GLOBAL, 0),
+        };
+        let raw = pack(clock::now(), event::SPAWN, queue, worker, id);
+        push_outside(&self.shared, raw);
     }
 
     /// The recorder's shared part, for the sleep module to note wakes.
@@ -202,8 +199,6 @@ impl FlightRecorder {
 
 impl Drop for FlightRecorder {
     fn drop(&mut self) {
-        // Stop counting this pool as one that needs every task boxed.
-        self.set_level(RecordLevel::Off);
         // Its outside rings go with it (a trigger's thread may still hold
         // the shared part; it finds no outside events then).
         let pool_id = self.shared.pool_id;
@@ -303,6 +298,7 @@ impl SeatRing {
 /// A worker seat's view of the recorder. Only the thread in the seat may
 /// call its methods (its ring has one writer).
 pub(crate) struct WorkerTrack<'a> {
+    level: &'a AtomicU8,
     shared: &'a Shared,
     index: usize,
 }
@@ -311,7 +307,7 @@ impl WorkerTrack<'_> {
     /// Whether events of `level` are recorded now.
     #[inline(always)]
     fn records(&self, level: RecordLevel) -> bool {
-        self.shared.level.load(Ordering::Relaxed) >= level.as_u8()
+        self.level.load(Ordering::Relaxed) >= level.as_u8()
     }
 
     /// Records an event if the level is at least `level`.
@@ -331,7 +327,7 @@ impl WorkerTrack<'_> {
     /// identity only then.
     #[inline(always)]
     pub(crate) fn records_tasks(&self) -> bool {
-        self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
+        self.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
     }
 
     #[inline(always)]
