@@ -34,6 +34,7 @@
 //! | `with_stack_size(0)`, below [`MIN_STACK_SIZE`] or above [`MAX_STACK_SIZE`] | [`BuildError::InvalidStackSize`] |
 //! | a thread name prefix containing a NUL byte | [`BuildError::InvalidThreadName`] |
 //! | `with_backlog(0)` | [`BuildError::InvalidBacklog`] |
+//! | `with_record_capacity` below 2 or above 2^28 events (feature `recorder`) | [`BuildError::InvalidRecordCapacity`] |
 //! | `DREADPOOL_THREADS` set to garbage (`four`, `-1`, `1.5`) | [`BuildError::InvalidThreadsEnv`] (only consulted when `with_threads` is 0 or unset) |
 //! | `DREADPOOL_THREADS=0` or empty | the default: one thread per CPU |
 //! | [`build`](ThreadPoolBuilder::build) on any of the above | panics with the error's message; [`try_build`](ThreadPoolBuilder::try_build) returns it |
