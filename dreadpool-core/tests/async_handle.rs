@@ -59,9 +59,15 @@ fn a_100ms_task_leaves_the_executor_free() {
         .unwrap();
     let progress = runtime.block_on(async {
         let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // The pool task starts its 100 ms once the other async task has run
+        // a first turn, so that the count below is of turns taken while the
+        // await was pending (on a loaded machine the pool could otherwise
+        // finish before the executor polls anything).
+        let (first_turn, turned) = mpsc::channel::<()>();
         let heavy = {
             let done = Arc::clone(&done);
             pool.spawn_with_handle(move || {
+                let _ = turned.recv_timeout(PATIENCE);
                 let started = std::time::Instant::now();
                 while started.elapsed() < Duration::from_millis(100) {
                     std::hint::spin_loop();
@@ -70,6 +76,7 @@ fn a_100ms_task_leaves_the_executor_free() {
             })
         };
         let other = tokio::spawn(async move {
+            first_turn.send(()).unwrap();
             let mut turns = 0usize;
             while !done.load(Ordering::Acquire) {
                 turns += 1;
@@ -206,6 +213,8 @@ fn a_pending_poll_is_woken_once_when_the_task_ends() {
     assert_eq!(signal.wakes.load(Ordering::Relaxed), 1);
     drop(handle);
     drop(waker);
+    // The task drops its waker after waking it: wait for the task to end.
+    pool.join();
     assert_eq!(Arc::strong_count(&signal), 1, "a waker clone was leaked");
 }
 
@@ -275,7 +284,9 @@ fn join_still_works_after_a_pending_poll() {
     assert!(poll_once(&mut handle, &Waker::from(Arc::clone(&signal))).is_pending());
     gate_tx.send(()).unwrap();
     assert_eq!(handle.join().unwrap(), "joined");
-    assert_eq!(Arc::strong_count(&signal), 1, "join released the waker");
+    // (The task wakes and drops the waker just after the join can return.)
+    pool.join();
+    assert_eq!(Arc::strong_count(&signal), 1, "the waker was released");
 }
 
 #[test]

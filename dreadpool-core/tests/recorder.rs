@@ -430,9 +430,31 @@ fn waits_inside_tasks_are_recorded() {
 #[test]
 fn wakes_say_who_woke_the_worker() {
     let pool = pool(1, RecordLevel::Scheduler);
-    // Let the worker fall asleep, then wake it from this thread.
+    // Let the worker fall asleep, then wake it from this thread. It records
+    // `Sleeping` after registering as a sleeper, so once that is its last
+    // state a spawn must wake it (poll with a deadline, no sleep).
     pool.spawn(|| {});
     pool.join();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let last_state = pool
+            .recording()
+            .events()
+            .iter()
+            .rev()
+            .find_map(|e| match e.kind {
+                EventKind::State(state) => Some(state),
+                _ => None,
+            });
+        if last_state == Some(WorkerActivity::Sleeping) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the worker never slept"
+        );
+        std::thread::yield_now();
+    }
     let (tx, rx) = mpsc::channel();
     // A spawn into the idle pool wakes the worker (or hands it the task).
     pool.spawn(move || tx.send(()).unwrap());
