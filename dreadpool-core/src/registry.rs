@@ -355,12 +355,14 @@ impl Registry {
     /// handler. Returns what the worker should do next.
     pub(crate) fn on_task_panic(&self, worker: usize, payload: PanicPayload) -> PanicPolicy {
         crate::trace::task_panicked(worker, payload_message(&*payload));
-        self.report_panic(worker, payload, "a task")
+        self.report_panic(worker, payload, "a task", true)
     }
 
     /// Records a start or exit handler's panic as a task's (see
     /// `thread_hooks.rs`); the thread carries on whatever the policy, unless
-    /// it is `Abort`.
+    /// it is `Abort`. A thread that already handed its seat over is not
+    /// counted on the seat's single-writer counters (its replacement writes
+    /// them now), only in the pool's panic count.
     pub(crate) fn on_thread_handler_panic(
         &self,
         worker: usize,
@@ -372,14 +374,22 @@ impl Registry {
             event.handler_name(),
             payload_message(&*payload),
         );
-        self.report_panic(worker, payload, event.handler_name());
+        self.report_panic(worker, payload, event.handler_name(), event.in_seat());
     }
 
     /// What every caught panic gets: counted, handed to the panic handler,
     /// and the process aborted under `PanicPolicy::Abort`.
-    fn report_panic(&self, worker: usize, payload: PanicPayload, what: &str) -> PanicPolicy {
+    fn report_panic(
+        &self,
+        worker: usize,
+        payload: PanicPayload,
+        what: &str,
+        in_seat: bool,
+    ) -> PanicPolicy {
         self.panic_count.fetch_add(1, Ordering::Relaxed);
-        self.metrics.worker(worker).panicked();
+        if in_seat {
+            self.metrics.worker(worker).panicked();
+        }
         self.flight.observed_panic();
         match &self.panic_handler {
             Some(handler) => {

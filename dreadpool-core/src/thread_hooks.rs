@@ -44,7 +44,12 @@ pub(crate) struct ThreadHooks {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ThreadEvent {
     Start,
+    /// The thread ends while it still holds its worker seat (shutdown).
     Exit,
+    /// The thread ends after handing its seat to a replacement, which may
+    /// already be running: it must not touch the seat's single-writer
+    /// counters (`metrics`) or ring (`recorder`) any more.
+    ExitAfterHandover,
 }
 
 impl ThreadEvent {
@@ -52,8 +57,13 @@ impl ThreadEvent {
     pub(crate) fn handler_name(self) -> &'static str {
         match self {
             ThreadEvent::Start => "the start handler",
-            ThreadEvent::Exit => "the exit handler",
+            ThreadEvent::Exit | ThreadEvent::ExitAfterHandover => "the exit handler",
         }
+    }
+
+    /// Whether the thread still holds its worker seat.
+    pub(crate) fn in_seat(self) -> bool {
+        !matches!(self, ThreadEvent::ExitAfterHandover)
     }
 }
 
@@ -62,7 +72,7 @@ impl ThreadEvent {
 pub(crate) fn run(registry: &Registry, event: ThreadEvent, index: usize) {
     let handler = match event {
         ThreadEvent::Start => registry.hooks.start.as_ref(),
-        ThreadEvent::Exit => registry.hooks.exit.as_ref(),
+        ThreadEvent::Exit | ThreadEvent::ExitAfterHandover => registry.hooks.exit.as_ref(),
     };
     if let Some(handler) = handler {
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| handler(index))) {

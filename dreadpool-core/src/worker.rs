@@ -293,7 +293,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
                 match registry.spawn_worker(state, true) {
                     Ok(()) => {
                         crate::trace::worker_respawned(index);
-                        thread_hooks::run(&registry, ThreadEvent::Exit, index);
+                        thread_hooks::run(&registry, ThreadEvent::ExitAfterHandover, index);
                         return;
                     }
                     Err(failure) => {
