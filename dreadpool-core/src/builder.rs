@@ -244,8 +244,9 @@ impl ThreadPoolBuilder {
     /// Sets what the flight recorder records from the start (default:
     /// [`RecordLevel::Scheduler`](crate::RecordLevel::Scheduler)); change it
     /// later with [`ThreadPool::set_record_level`](crate::ThreadPool::set_record_level).
-    /// At `Off` the rings are not even allocated until recording is first
-    /// switched on.
+    /// The rings are allocated at build whatever the level, from zeroed
+    /// memory: at `Off` they record nothing, and pages that were never
+    /// written need not be resident.
     ///
     /// ```
     /// use dreadpool::{RecordLevel, ThreadPoolBuilder};

@@ -167,8 +167,9 @@ impl ThreadPool {
     }
 
     /// Switches what the flight recorder records, while the pool runs
-    /// (feature `recorder`). Switching from `Off` allocates the rings the
-    /// first time.
+    /// (feature `recorder`). Each recording point sees the new level at its
+    /// next look: spawns from outside at once, a worker's own spawns and
+    /// runs within 61 tasks or at its next wake.
     #[cfg(feature = "recorder")]
     pub fn set_record_level(&self, level: crate::RecordLevel) {
         self.registry.flight.set_level(level);

@@ -228,7 +228,8 @@ impl Registry {
     /// refused after shutdown unless the caller is one of the pool's tasks.
     pub(crate) fn try_spawn_on<T: IntoTask>(&self, index: usize, task: T) -> Result<(), T> {
         let envelope = Envelope::new();
-        let own_task = worker::current_index(Some(self)).is_some();
+        let me = worker::current_index(Some(self));
+        let own_task = me.is_some();
         if !own_task && !self.admit_external() {
             return Err(task);
         }
@@ -240,7 +241,7 @@ impl Registry {
         let identified = self.flight.records_tasks();
         let task = envelope.into_task(task, sampled_at, identified);
         if identified {
-            match worker::current_index(Some(self)) {
+            match me {
                 Some(me) => self.flight.worker(me).spawned_inbox(&task, index),
                 None => self.flight.outside_spawn(task.record_id(), Some(index)),
             }

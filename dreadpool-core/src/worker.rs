@@ -211,15 +211,14 @@ pub(crate) fn current_index(registry: Option<&Registry>) -> Option<usize> {
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 pub(crate) fn run_timed(spawned: std::time::Instant, task: Task) {
     let started = std::time::Instant::now();
-    with_recorder(|r| r.schedule_delay(started.saturating_duration_since(spawned)));
+    let delay = started.saturating_duration_since(spawned);
+    // (Recorded before the run, so that a task that panics still counts.)
+    with_worker(|worker| worker.recorder().schedule_delay(delay));
     task.run();
     let ran = started.elapsed();
-    with_recorder(|r| r.run_time(ran));
-    let _ = CURRENT.try_with(|current| {
-        if let Some(worker) = current.borrow().as_deref() {
-            let delay = started.saturating_duration_since(spawned);
-            worker.registry.flight.observed_latency(delay, ran);
-        }
+    with_worker(|worker| {
+        worker.recorder().run_time(ran);
+        worker.registry.flight.observed_latency(delay, ran);
     });
 }
 
@@ -238,10 +237,10 @@ pub(crate) fn current_index_in_pool(pool_id: u64) -> Option<usize> {
 }
 
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
-fn with_recorder(f: impl FnOnce(&crate::metrics::WorkerRecorder<'_>)) {
+fn with_worker(f: impl FnOnce(&WorkerThread)) {
     let _ = CURRENT.try_with(|current| {
         if let Some(worker) = current.borrow().as_deref() {
-            f(&worker.recorder());
+            f(worker);
         }
     });
 }
@@ -738,7 +737,6 @@ impl WorkerThread {
         crate::trace::sleeping(index);
         self.recorder().parking();
         self.flight().sleeping();
-        self.refresh_record_level();
         self.pacer.reset();
         let handed = match until.and_then(|t| t.deadline) {
             Some(deadline) => registry.sleep.park_until(index, deadline),

@@ -52,11 +52,12 @@ pub use recording::{EventKind, RecordedEvent, Recording, SpawnQueue, Track, Work
 pub use trigger::RecordTrigger;
 
 /// The default ring size, in events per worker: 65,536 events of 24 bytes,
-/// 1.5 MiB per worker (allocated once; pages are touched only as events
-/// fill them). At `Scheduler` level a busy worker records a few thousand
-/// events a second, so the ring covers tens of seconds; at `Tasks` level
-/// about three events per task, so a worker running 1 us tasks keeps its
-/// last 20 ms or so, and one running 100 us tasks its last 2 s.
+/// 1.5 MiB per worker (allocated once, at build, from zeroed memory: a
+/// block this large usually comes as fresh pages, resident only once
+/// events fill them). At `Scheduler` level a worker records a few events per
+/// global pull, steal, sleep and wake, not per task; at `Tasks` level two
+/// events per task besides, so a worker running 1 us tasks keeps its last
+/// 30 ms or so, and one running 100 us tasks its last 3 s.
 pub const DEFAULT_RECORD_CAPACITY: usize = 1 << 16;
 
 /// The largest ring a worker may have: 2^28 events, 6 GiB. More is a
