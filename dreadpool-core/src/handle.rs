@@ -63,6 +63,20 @@ impl Handle {
         self.registry.try_spawn(task).map_err(SpawnError::new)
     }
 
+    /// Runs `f` on one of the pool's workers and returns its result (see
+    /// [`ThreadPool::install`](crate::ThreadPool::install)).
+    ///
+    /// # Panics
+    ///
+    /// Re-raises the panic of `f`.
+    pub fn install<F, R>(&self, f: F) -> R
+    where
+        F: FnOnce() -> R + Send,
+        R: Send,
+    {
+        crate::fork_join::install(&self.registry, f)
+    }
+
     /// Spawns `task` and returns a [`TaskHandle`](crate::TaskHandle) to its
     /// result (see
     /// [`ThreadPool::spawn_with_handle`](crate::ThreadPool::spawn_with_handle)).

@@ -12,6 +12,9 @@
 //!   task's result, to `join` or to `.await` from async code; [`ThreadPool::scope`] spawns tasks that borrow from the
 //!   caller's stack; [`ThreadPool::broadcast`] runs a closure on every
 //!   worker; [`current`] finds the pool a task runs in.
+//! - [`join`] runs two closures that may borrow from the caller's stack,
+//!   potentially in parallel (fork-join, as `rayon::join`), and
+//!   [`ThreadPool::install`] runs a closure on a pool's worker.
 //! - [`ThreadPool::join`] waits until the pool is idle; dropping the pool
 //!   drains it and joins its threads.
 //! - [`PanicPolicy`] decides what a panicking task does to its worker;
@@ -73,6 +76,7 @@ mod broadcast;
 mod builder;
 mod current;
 mod error;
+mod fork_join;
 mod handle;
 mod idle_latch;
 mod latch;
@@ -123,6 +127,7 @@ pub use builder::{
 };
 pub use current::{current, current_worker_index};
 pub use error::{BuildError, SpawnError};
+pub use fork_join::{join, join_context, FnContext};
 pub use handle::Handle;
 pub use metrics::DEFAULT_LATENCY_SAMPLING;
 #[cfg(feature = "metrics")]

@@ -138,6 +138,44 @@ impl ThreadPool {
         crate::scope::run(&self.registry, body)
     }
 
+    /// Runs `f` on one of the pool's workers and returns its result, the
+    /// calling thread waiting meanwhile. Inside `f`, [`join`](crate::join)
+    /// forks on this pool, and `f` may borrow from the caller's stack.
+    ///
+    /// - From one of this pool's own tasks, `f` simply runs there.
+    /// - From a task of another pool, that worker keeps running its own
+    ///   pool's tasks while it waits (it never blocks its thread, so waiting
+    ///   cannot deadlock the other pool).
+    /// - From any other thread, the caller blocks until `f` returns.
+    /// - If the pool has shut down and the caller is outside it, `f` runs on
+    ///   the calling thread, as a [`scope`](Self::scope)'s refused tasks do.
+    ///
+    /// ```
+    /// let pool = dreadpool::ThreadPoolBuilder::new()
+    ///     .with_threads(2)
+    ///     .with_thread_name("sum")
+    ///     .build();
+    /// let data: Vec<u64> = (1..=1_000).collect();
+    /// let (total, thread) = pool.install(|| {
+    ///     let (left, right) = data.split_at(500);
+    ///     let (a, b) = dreadpool::join(|| left.iter().sum::<u64>(), || right.iter().sum::<u64>());
+    ///     (a + b, std::thread::current().name().map(str::to_owned))
+    /// });
+    /// assert_eq!(total, 500_500);
+    /// assert!(thread.unwrap().starts_with("sum-"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Re-raises the panic of `f`, on the calling thread.
+    pub fn install<F, R>(&self, f: F) -> R
+    where
+        F: FnOnce() -> R + Send,
+        R: Send,
+    {
+        crate::fork_join::install(&self.registry, f)
+    }
+
     /// Runs `f(worker_index)` once on every worker and waits for all of them;
     /// returns the results by worker index. For per-thread setup such as
     /// warming thread-local caches. If any call panicked, the first panic is
