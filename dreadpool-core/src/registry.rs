@@ -1,5 +1,6 @@
 //! The state one pool's threads share, and the spawn path into it.
 
+use crate::fork_join::SharedForks;
 use crate::idle_latch::IdleLatch;
 use crate::metrics::PoolRecorder;
 use crate::panic::{
@@ -28,6 +29,9 @@ pub(crate) struct Registry {
     /// Per worker, tasks addressed to that worker alone (`broadcast`); only
     /// the owner takes from its inbox.
     pub(crate) inboxes: Box<[Injector<Task>]>,
+    /// Per worker, the forks of its joins that idle workers may take
+    /// (`fork_join/README.md`).
+    pub(crate) shared_forks: Box<[SharedForks]>,
     pub(crate) sleep: Sleep,
     pub(crate) counts: TaskCounts,
     pub(crate) joiners: IdleLatch,
@@ -85,6 +89,7 @@ impl Registry {
             name: config.name,
             injector: Injector::new(),
             inboxes: (0..workers).map(|_| Injector::new()).collect(),
+            shared_forks: (0..workers).map(|_| SharedForks::new()).collect(),
             stealers: config.stealers,
             sleep: Sleep::new(workers, flight.waker_log()),
             counts: TaskCounts::new(workers),
@@ -257,7 +262,9 @@ impl Registry {
     /// True when some queue holds a task that any worker may take. For the
     /// "more work for more workers" decision after a search.
     pub(crate) fn has_visible_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+        !self.injector.is_empty()
+            || self.stealers.iter().any(|s| !s.is_empty())
+            || self.shared_forks.iter().any(|f| !f.is_empty())
     }
 
     /// True when some queue holds a task that worker `index` may take. Called

@@ -32,10 +32,10 @@ pub(crate) mod atomic {
 /// Threads: `std`'s, or loom's modelled ones.
 pub(crate) mod thread {
     #[cfg(not(loom))]
-    pub(crate) use std::thread::{Builder, JoinHandle};
+    pub(crate) use std::thread::{yield_now, Builder, JoinHandle};
 
     #[cfg(loom)]
-    pub(crate) use loom::thread::{Builder, JoinHandle};
+    pub(crate) use loom::thread::{yield_now, Builder, JoinHandle};
 }
 
 /// Locks `mutex`, ignoring poisoning.
@@ -103,4 +103,32 @@ pub(crate) fn wait_timeout<'a, T>(
     _timeout: std::time::Duration,
 ) -> MutexGuard<'a, T> {
     wait(condvar, guard)
+}
+
+/// `UnsafeCell` with loom's checked access API: under loom, every access
+/// is checked against the happens-before order, so that a model catches a
+/// read that races a write even when the racing interleaving would not
+/// otherwise show (the fork job's result slot).
+pub(crate) mod cell {
+    #[cfg(loom)]
+    pub(crate) use loom::cell::UnsafeCell;
+
+    /// `std`'s `UnsafeCell` behind loom's API.
+    #[cfg(not(loom))]
+    #[derive(Debug)]
+    pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+    #[cfg(not(loom))]
+    impl<T> UnsafeCell<T> {
+        #[inline(always)]
+        pub(crate) const fn new(value: T) -> Self {
+            UnsafeCell(std::cell::UnsafeCell::new(value))
+        }
+
+        /// Calls `f` with a mutable pointer to the value.
+        #[inline(always)]
+        pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+            f(self.0.get())
+        }
+    }
 }

@@ -63,6 +63,14 @@ mod imp {
         contain(|| trace!(worker, victim, batch, "stole"));
     }
 
+    pub(crate) fn fork_shared(worker: usize) {
+        contain(|| trace!(worker, "shared a fork"));
+    }
+
+    pub(crate) fn fork_stolen(worker: usize, owner: usize) {
+        contain(|| trace!(worker, owner, "stole a fork"));
+    }
+
     pub(crate) fn sleeping(worker: usize) {
         contain(|| trace!(worker, "sleeping"));
     }
@@ -127,6 +135,8 @@ mod imp {
     pub(crate) fn worker_respawned(_worker: usize) {}
     pub(crate) fn respawn_failed(_worker: usize, _error: &std::io::Error) {}
     pub(crate) fn stole(_worker: usize, _victim: usize, _batch: usize) {}
+    pub(crate) fn fork_shared(_worker: usize) {}
+    pub(crate) fn fork_stolen(_worker: usize, _owner: usize) {}
     pub(crate) fn sleeping(_worker: usize) {}
     pub(crate) fn woken(_worker: usize) {}
 

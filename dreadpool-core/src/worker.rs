@@ -10,6 +10,7 @@
 //! when nothing is anywhere, sleep (see `sleep/README.md`) or, once the pool
 //! shuts down and is idle, exit.
 
+use crate::fork_join::{ForkLatch, JobRef, LatentForks};
 use crate::latch::Latch;
 use crate::metrics::SpawnSampler;
 use crate::panic::PanicPolicy;
@@ -44,7 +45,7 @@ impl WorkerSeat {
 }
 
 /// The running worker, reachable from its tasks through [`CURRENT`].
-struct WorkerThread {
+pub(crate) struct WorkerThread {
     registry: Arc<Registry>,
     state: WorkerSeat,
     /// Where batches land to be counted before they join `state.queue` (see
@@ -64,6 +65,9 @@ struct WorkerThread {
     records_tasks: Cell<bool>,
     /// This seat's flight recorder ring, for the per-task events.
     seat_ring: crate::recorder::SeatRing,
+    /// The forks of this worker's joins that are not yet shared
+    /// (`fork_join/README.md`).
+    latent: LatentForks,
 }
 
 #[cfg(not(loom))]
@@ -78,6 +82,51 @@ thread_local! {
 #[cfg(loom)]
 loom::thread_local! {
     static CURRENT: RefCell<Option<Rc<WorkerThread>>> = RefCell::new(None);
+}
+
+#[cfg(not(loom))]
+thread_local! {
+    /// The worker in [`CURRENT`], as a plain pointer, for `join`'s fast
+    /// path: a `const`-initialised cell with no destructor is a single load
+    /// from the thread's TLS block (the `RefCell<Option<Rc<..>>>` needs a
+    /// lazy-initialisation check and a borrow). Set and cleared together with
+    /// `CURRENT`, which keeps the worker alive meanwhile.
+    static CURRENT_PTR: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Makes `worker` (or nobody) this thread's current worker.
+fn set_current(worker: Option<Rc<WorkerThread>>) {
+    #[cfg(not(loom))]
+    CURRENT_PTR.with(|ptr| ptr.set(worker.as_ref().map_or(std::ptr::null(), Rc::as_ptr)));
+    CURRENT.with(|current| *current.borrow_mut() = worker);
+}
+
+/// The worker running on this thread, or null. The pointer stays valid for
+/// as long as the caller is inside one of that worker's tasks.
+#[inline(always)]
+pub(crate) fn current_ptr() -> *const WorkerThread {
+    #[cfg(not(loom))]
+    return CURRENT_PTR.with(Cell::get);
+    #[cfg(loom)]
+    return CURRENT.with(|current| {
+        current
+            .borrow()
+            .as_ref()
+            .map_or(std::ptr::null(), Rc::as_ptr)
+    });
+}
+
+/// Calls `f` with the worker running on this thread.
+///
+/// # Panics
+///
+/// If this thread is not a worker (a bug: only workers run the callers).
+pub(crate) fn with_current<R>(f: impl FnOnce(&WorkerThread) -> R) -> R {
+    let worker = current_ptr();
+    assert!(!worker.is_null(), "dreadpool: not on a worker thread");
+    // SAFETY: non-null, so `CURRENT` holds it, and our caller runs inside
+    // one of its tasks, which it outlives.
+    f(unsafe { &*worker })
 }
 
 /// How a worker loop ended.
@@ -95,8 +144,38 @@ enum Exit {
 /// What a nested worker loop (a worker waiting inside one of its tasks)
 /// runs until.
 struct WaitTarget<'a> {
-    latch: &'a Latch,
+    latch: WaitLatch<'a>,
     deadline: Option<Instant>,
+}
+
+/// The latch a nested worker loop waits on.
+#[derive(Clone, Copy)]
+enum WaitLatch<'a> {
+    /// A scope's, a broadcast's or a task handle's.
+    Task(&'a Latch),
+    /// A join's whose second half was stolen: the loop looks for work in
+    /// the order that helps it finish (`find_task_in_join`).
+    Fork(&'a ForkLatch),
+}
+
+impl WaitLatch<'_> {
+    fn is_set(self) -> bool {
+        match self {
+            WaitLatch::Task(latch) => latch.is_set(),
+            WaitLatch::Fork(latch) => latch.is_set(),
+        }
+    }
+
+    /// The second look before a sleep (after the sleep registration):
+    /// true if set. A fork latch is marked so that its setter wakes us
+    /// (`fork_join/fork_latch.rs`); a task latch's waiter was registered
+    /// before the loop started (`latch.rs`).
+    fn is_set_before_sleep(self) -> bool {
+        match self {
+            WaitLatch::Task(latch) => latch.is_set(),
+            WaitLatch::Fork(latch) => !latch.mark_sleepy(),
+        }
+    }
 }
 
 /// What the worker found when it ran out of work.
@@ -164,7 +243,10 @@ pub(crate) fn wait_for(latch: &Latch, deadline: Option<Instant>) -> bool {
     };
     latch.register_worker(Arc::clone(&worker.registry), worker.state.index);
     worker.flight().wait_begin();
-    let exit = worker.run_loop(Some(&WaitTarget { latch, deadline }));
+    let exit = worker.run_loop(Some(&WaitTarget {
+        latch: WaitLatch::Task(latch),
+        deadline,
+    }));
     worker.flight().wait_end();
     match exit {
         Exit::Done => true,
@@ -256,7 +338,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
     loop {
         let worker = Rc::new(WorkerThread::new(Arc::clone(&registry), state));
         worker.refresh_record_level();
-        CURRENT.with(|current| *current.borrow_mut() = Some(Rc::clone(&worker)));
+        set_current(Some(Rc::clone(&worker)));
         if owes_completion {
             // The predecessor's panicked task: counted only now, so that a
             // join() returning after a panic finds the replacement running.
@@ -267,7 +349,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
             registry.counts.completed(index);
         }
         let exit = worker.run_loop(None);
-        CURRENT.with(|current| current.borrow_mut().take());
+        set_current(None);
         state = Rc::into_inner(worker)
             .expect("only the worker loop and CURRENT hold the worker")
             .state;
@@ -325,6 +407,113 @@ impl WorkerThread {
             pacer: PullPacer::default(),
             records_tasks: Cell::new(false),
             seat_ring,
+            latent: LatentForks::new(),
+        }
+    }
+
+    /// This worker's index in its pool.
+    #[inline(always)]
+    pub(crate) fn index(&self) -> usize {
+        self.state.index
+    }
+
+    /// The pool this worker belongs to.
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The forks of this worker's joins that are not yet shared.
+    #[inline(always)]
+    pub(crate) fn latent_forks(&self) -> &LatentForks {
+        &self.latent
+    }
+
+    /// Counts a join (metrics).
+    #[inline(always)]
+    pub(crate) fn joined(&self) {
+        self.recorder().joined();
+    }
+
+    /// At a fork: shares the oldest latent fork if some worker of the pool
+    /// is idle and none of ours is shared yet. Costs a load of the sleep
+    /// state (a line that changes only when workers sleep or wake) while
+    /// every worker is busy.
+    #[inline(always)]
+    pub(crate) fn share_a_fork_if_wanted(&self) {
+        // Under loom every fork is shared: the models are about the shared
+        // path (who takes the job, the latch), not about when to share.
+        let wanted = cfg!(loom) || self.registry.sleep.has_idle_workers();
+        if wanted && self.registry.shared_forks[self.state.index].is_empty() {
+            self.share_oldest_fork();
+        }
+    }
+
+    /// Moves the oldest latent fork to the shared list, as a task of its
+    /// own (counted, so that the thief's run, or the owner's reclaim, takes
+    /// the count back), and wakes a sleeper to take it unless someone
+    /// already searches. No fence, as for a local spawn
+    /// (`Sleep::notify_local_task`): if no thief comes, the owner takes the
+    /// fork back at its join.
+    #[cold]
+    #[inline(never)]
+    fn share_oldest_fork(&self) {
+        let Some(job) = self.latent.share_oldest() else {
+            return;
+        };
+        let index = self.state.index;
+        self.registry.counts.local_spawned(index);
+        self.recorder().shared_fork();
+        self.flight().fork_shared(job.id());
+        crate::trace::fork_shared(index);
+        self.registry.shared_forks[index].push(job);
+        self.registry.sleep.notify_local_task();
+    }
+
+    /// At the end of a join whose fork was shared: takes it back from the
+    /// shared list if no thief took it. Returns whether it did.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn reclaim_fork(&self, job: JobRef) -> bool {
+        let index = self.state.index;
+        if !self.registry.shared_forks[index].reclaim(job) {
+            return false;
+        }
+        // The shared fork's count, taken back as if it had run as a task.
+        self.registry.counts.completed(index);
+        true
+    }
+
+    /// A shared fork this worker took (a thief, or the owner while it
+    /// waits), as the task that runs it. One word (the job reference):
+    /// stored inline, no allocation.
+    fn fork_task(job: JobRef) -> Task {
+        // SAFETY: `job` was taken from a shared list, so nobody else runs
+        // it, and its owner waits for it (`fork_join/README.md`).
+        Task::new(move || unsafe { crate::fork_join::run_shared(job) })
+    }
+
+    /// Waits at the end of a join until the thief that took its fork has
+    /// run it, running other work meanwhile (`find_task_in_join`), and
+    /// sleeping through the pool's protocol when there is none.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn wait_for_fork(&self, latch: &ForkLatch) {
+        if latch.is_set() {
+            return;
+        }
+        self.flight().wait_begin();
+        let exit = self.run_loop(Some(&WaitTarget {
+            latch: WaitLatch::Fork(latch),
+            deadline: None,
+        }));
+        self.flight().wait_end();
+        if !matches!(exit, Exit::Done) {
+            // Neither shutdown (the pool is not idle while the joining task
+            // runs) nor a respawn (nested loops treat it as `Continue`) can
+            // end this loop; should one ever, the thief still sets the latch.
+            while !latch.is_set() {
+                crate::sync::thread::yield_now();
+            }
         }
     }
 
@@ -403,6 +592,8 @@ impl WorkerThread {
             }
             let found = if woken {
                 self.find_task_after_wake()
+            } else if until.is_some_and(|t| matches!(t.latch, WaitLatch::Fork(_))) {
+                self.find_task_in_join()
             } else {
                 self.find_task()
             };
@@ -474,8 +665,56 @@ impl WorkerThread {
             .queue
             .pop()
             .or_else(|| self.pull_inbox())
+            .or_else(|| self.steal_fork())
             .or_else(|| self.paced_pull_global())
             .or_else(|| self.steal_from_peers())
+    }
+
+    /// What a worker waiting at the end of a join (its fork stolen) runs
+    /// meanwhile, in the order that keeps its stack shallow and helps the
+    /// waiting computation: its own queue (tasks its frames spawned), its
+    /// own older shared forks (newest, so smallest, first), forks shared by
+    /// peers, its inbox, peers' queues; the global queue last, so that no
+    /// unrelated outside task starts ahead of the computation in flight.
+    fn find_task_in_join(&self) -> Option<Task> {
+        let own_forks = &self.registry.shared_forks[self.state.index];
+        self.state
+            .queue
+            .pop()
+            .or_else(|| own_forks.pop_newest().map(Self::fork_task))
+            .or_else(|| self.steal_fork())
+            .or_else(|| self.pull_inbox())
+            .or_else(|| self.steal_from_peers())
+            .or_else(|| self.pull_global())
+    }
+
+    /// Takes the oldest shared fork of a peer, trying every peer once from
+    /// a random start (one job at a time: a stack job never travels in a
+    /// batch, so it cannot be stranded behind other work in a thief's
+    /// queue).
+    fn steal_fork(&self) -> Option<Task> {
+        let forks = &self.registry.shared_forks;
+        let n = forks.len();
+        if n < 2 {
+            return None;
+        }
+        let start = self.next_random() as usize % n;
+        for offset in 0..n {
+            let victim = (start + offset) % n;
+            if victim == self.state.index {
+                continue;
+            }
+            if let Some(job) = forks[victim].steal() {
+                // SAFETY: taken from its owner's list, so its owner waits
+                // for it (or will), and the job is alive.
+                let owner = unsafe { job.owner() };
+                self.recorder().stole_fork();
+                self.flight().fork_stolen(owner, job.id());
+                crate::trace::fork_stolen(self.state.index, owner);
+                return Some(Self::fork_task(job));
+            }
+        }
+        None
     }
 
     /// [`pull_global`](Self::pull_global) for a worker that ran out of local
@@ -504,6 +743,7 @@ impl WorkerThread {
         self.pull_global()
             .or_else(|| self.pull_inbox())
             .or_else(|| self.state.queue.pop())
+            .or_else(|| self.steal_fork())
             .or_else(|| self.steal_from_peers())
     }
 
@@ -711,7 +951,8 @@ impl WorkerThread {
         // models catch the seed's first lost wakeup.)
         let second_look = !cfg!(all(loom, feature = "__broken_no_second_look"));
         if second_look
-            && (registry.has_visible_work_for(index) || until.is_some_and(|t| t.latch.is_set()))
+            && (registry.has_visible_work_for(index)
+                || until.is_some_and(|t| t.latch.is_set_before_sleep()))
         {
             return match registry.sleep.cancel(index) {
                 Some(task) => Idle::HandedOff(task),

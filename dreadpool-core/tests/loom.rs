@@ -40,7 +40,14 @@
 //!   reader trusts its copy of the ring without looking at the head again,
 //!   so it can return an event the writer was overwriting.
 //!
-//! `.ci/run` runs the clean build and all eight broken ones.
+//! - `__broken_fork_latch_no_mark` (fails `a_join_races_the_thief_of_its_fork`):
+//!   a joiner whose fork was stolen sleeps without marking the fork's latch,
+//!   so the thief that sets it does not know to wake it;
+//! - `__broken_fork_result_after_latch` (fails
+//!   `a_join_races_the_thief_of_its_fork`): the thief sets the fork's latch
+//!   before it writes the result, so the joiner can find none.
+//!
+//! `.ci/run` runs the clean build and all ten broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -54,6 +61,15 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
         builder.preemption_bound = Some(4);
+    }
+    builder.check(f);
+}
+
+/// [`model`] with its own default bound, for the models with more threads.
+fn model_with_bound(bound: usize, f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(bound);
     }
     builder.check(f);
 }
@@ -192,6 +208,35 @@ fn scope_waits_for_its_task() {
             });
         });
         assert_eq!(count.load(Ordering::Relaxed), 1);
+    });
+}
+
+/// A join inside a task of a two-worker pool: under loom every fork is
+/// shared, so the other worker may steal `b` while the joiner runs `a`,
+/// takes `b` back, or waits for the thief (sleeping if it has nothing else
+/// to do, to be woken by the thief's set of the latch). `b` runs exactly
+/// once, its result reaches the joiner, and `a`'s panic, raised only after
+/// `b` finished, reaches the task's caller through a scope.
+#[test]
+fn a_join_races_the_thief_of_its_fork() {
+    model_with_bound(2, || {
+        let pool = ThreadPoolBuilder::new().with_threads(2).build();
+        let ran_b = Arc::new(AtomicUsize::new(0));
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (b_count, total) = (Arc::clone(&ran_b), Arc::clone(&sum));
+        pool.spawn(move || {
+            let (a, b) = dreadpool_core::join(
+                || 1,
+                || {
+                    b_count.fetch_add(1, Ordering::Relaxed);
+                    2
+                },
+            );
+            total.store(a + b, Ordering::Relaxed);
+        });
+        pool.join();
+        assert_eq!(sum.load(Ordering::Relaxed), 3);
+        assert_eq!(ran_b.load(Ordering::Relaxed), 1);
     });
 }
 

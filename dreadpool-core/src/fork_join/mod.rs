@@ -3,12 +3,18 @@
 //! pool. The design, and the argument that no fork is lost, run twice or
 //! outlives its frame, is in `README.md` beside this file.
 
+mod fork_latch;
+mod forks;
 mod global_pool;
 mod install;
+mod job;
+mod join;
 
+pub(crate) use fork_latch::ForkLatch;
+pub(crate) use forks::{LatentForks, SharedForks};
 pub(crate) use install::install;
-
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+pub(crate) use job::JobRef;
+pub(crate) use join::run_shared;
 
 /// What a closure run by [`join_context`] is told about where it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,14 +110,35 @@ where
     RA: Send,
     RB: Send,
 {
-    if crate::worker::current_registry().is_none() {
-        return global_pool::get().install(|| join_context(a, b));
+    let worker = crate::worker::current_ptr();
+    if worker.is_null() {
+        return join_outside(a, b);
     }
-    // (Sequential until the fork path lands: both run, `a`'s panic wins.)
-    let ra = catch_unwind(AssertUnwindSafe(|| a(FnContext::new(false))));
-    let rb = catch_unwind(AssertUnwindSafe(|| b(FnContext::new(false))));
-    match (ra, rb) {
-        (Ok(ra), Ok(rb)) => (ra, rb),
-        (Err(payload), _) | (Ok(_), Err(payload)) => resume_unwind(payload),
-    }
+    // SAFETY: non-null: this thread is a worker, inside one of its tasks,
+    // which the worker outlives.
+    join::join_on_worker(unsafe { &*worker }, a, b)
+}
+
+/// A join called outside every pool: the pair runs on the default pool,
+/// both halves counting as migrated (they run on other threads).
+#[cold]
+#[inline(never)]
+fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    global_pool::get().install(|| {
+        // (Not `join_context` again: that would instantiate this function
+        // for ever-new closure types.)
+        crate::worker::with_current(|worker| {
+            join::join_on_worker(
+                worker,
+                |_| a(FnContext::new(true)),
+                |_| b(FnContext::new(true)),
+            )
+        })
+    })
 }

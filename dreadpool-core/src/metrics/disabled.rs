@@ -63,6 +63,12 @@ impl WorkerRecorder<'_> {
     #[inline(always)]
     pub(crate) fn panicked(&self) {}
     #[inline(always)]
+    pub(crate) fn joined(&self) {}
+    #[inline(always)]
+    pub(crate) fn shared_fork(&self) {}
+    #[inline(always)]
+    pub(crate) fn stole_fork(&self) {}
+    #[inline(always)]
     pub(crate) fn respawning(&self) {}
     #[inline(always)]
     pub(crate) fn respawned(&self) {}

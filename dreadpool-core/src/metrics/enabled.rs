@@ -32,6 +32,9 @@ struct WorkerCounters {
     noop_wakeups: AtomicU64,
     respawns: AtomicU64,
     panics: AtomicU64,
+    joins: AtomicU64,
+    forks_shared: AtomicU64,
+    forks_stolen: AtomicU64,
     /// Nanoseconds of finished running stretches.
     busy_nanos: AtomicU64,
     /// When the current running stretch began, in nanoseconds since the pool
@@ -131,6 +134,9 @@ impl PoolRecorder {
                         noop_wakeups: AtomicU64::new(0),
                         respawns: AtomicU64::new(0),
                         panics: AtomicU64::new(0),
+                        joins: AtomicU64::new(0),
+                        forks_shared: AtomicU64::new(0),
+                        forks_stolen: AtomicU64::new(0),
                         busy_nanos: AtomicU64::new(0),
                         running_since: AtomicU64::new(0),
                         state: AtomicU8::new(WorkerState::Running.to_u8()),
@@ -218,6 +224,9 @@ impl PoolRecorder {
                     noop_wakeups: load(&c.noop_wakeups),
                     respawns: load(&c.respawns),
                     panics: load(&c.panics),
+                    joins: load(&c.joins),
+                    forks_shared: load(&c.forks_shared),
+                    forks_stolen: load(&c.forks_stolen),
                     busy_duration: Duration::from_nanos(busy),
                     local_queue_depth: gauges.local_queue_depth,
                     stolen_from: c.stolen_from.iter().map(load).collect(),
@@ -303,6 +312,20 @@ impl WorkerRecorder<'_> {
 
     pub(crate) fn panicked(&self) {
         add(&self.counters.panics, 1);
+    }
+
+    /// A `join` forked on this worker (the one per-join cost of metrics).
+    #[inline(always)]
+    pub(crate) fn joined(&self) {
+        add(&self.counters.joins, 1);
+    }
+
+    pub(crate) fn shared_fork(&self) {
+        add(&self.counters.forks_shared, 1);
+    }
+
+    pub(crate) fn stole_fork(&self) {
+        add(&self.counters.forks_stolen, 1);
     }
 
     pub(crate) fn respawning(&self) {

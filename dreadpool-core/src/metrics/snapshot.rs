@@ -65,9 +65,12 @@ pub struct WorkerMetrics {
     pub index: usize,
     /// What it is doing right now.
     pub state: WorkerState,
-    /// Tasks it finished (panicked ones included).
+    /// Tasks it finished (panicked ones included). A fork of
+    /// [`join`](crate::join) that was shared counts as a task: here on
+    /// the worker that ran it, or on its owner if it took it back.
     pub tasks_run: u64,
-    /// Tasks its tasks spawned into its own local queue.
+    /// Tasks its tasks spawned into its own local queue, and forks it
+    /// shared.
     pub tasks_spawned_local: u64,
     /// Tasks it took from the global queue (batches included), and tasks
     /// spawned from outside that were handed to it as it slept: every task
@@ -89,6 +92,14 @@ pub struct WorkerMetrics {
     pub respawns: u64,
     /// Task panics on this worker.
     pub panics: u64,
+    /// [`join`](crate::join)s it forked (each one's `b` waited where idle
+    /// workers could take it, or ran inline).
+    pub joins: u64,
+    /// Of its forks, those it shared with idle workers (the rest ran inline
+    /// with no synchronisation at all).
+    pub forks_shared: u64,
+    /// Forks shared by its peers that it took and ran.
+    pub forks_stolen: u64,
     /// Time spent running (not searching or asleep), including the running
     /// stretch in progress: a worker busy with one long task shows it.
     pub busy_duration: Duration,

@@ -141,7 +141,9 @@ impl Recording {
                             Arg::Str(v) => args.str(name, v),
                         };
                     }
-                    let event = if instant.name == "spawn" {
+                    // Flows bind to slices in this format: an instant that
+                    // starts or ends one is a zero-length slice.
+                    let event = if instant.flow_out.is_some() || instant.flow_in.is_some() {
                         Object::new().str("ph", "X").micros("dur", 0)
                     } else {
                         Object::new().str("ph", "i").str("s", "t")
@@ -157,6 +159,9 @@ impl Recording {
                     )?;
                     if let Some(task) = instant.flow_out {
                         events.write(flow("s", task, pid, tid, instant.time_ns))?;
+                    }
+                    if let Some(fork) = instant.flow_in {
+                        events.write(flow("f", fork, pid, tid, instant.time_ns).str("bp", "e"))?;
                     }
                 }
                 Item::Depth(sample) => {

@@ -115,6 +115,10 @@ impl WorkerTrack<'_> {
     pub(crate) fn wait_begin(&self) {}
     #[inline(always)]
     pub(crate) fn wait_end(&self) {}
+    #[inline(always)]
+    pub(crate) fn fork_shared(&self, _fork: u64) {}
+    #[inline(always)]
+    pub(crate) fn fork_stolen(&self, _owner: usize, _fork: u64) {}
 }
 
 /// No recorder: notes no wake.

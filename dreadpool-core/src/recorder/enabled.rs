@@ -402,6 +402,23 @@ impl WorkerTrack<'_> {
     pub(crate) fn wait_end(&self) {
         self.record(RecordLevel::Scheduler, event::WAIT_END, 0, 0, 0);
     }
+
+    /// This worker shared the fork with identity `fork` (its stack job's
+    /// address).
+    pub(crate) fn fork_shared(&self, fork: u64) {
+        self.record(RecordLevel::Scheduler, event::FORK_SHARED, 0, 0, fork);
+    }
+
+    /// This worker took `owner`'s shared fork `fork` to run it.
+    pub(crate) fn fork_stolen(&self, owner: usize, fork: u64) {
+        self.record(
+            RecordLevel::Scheduler,
+            event::FORK_STOLEN,
+            owner as u32,
+            0,
+            fork,
+        );
+    }
 }
 
 /// What the sleep module holds to note who woke a worker.

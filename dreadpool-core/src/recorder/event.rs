@@ -21,6 +21,8 @@ pub(crate) const RESPAWN: u8 = 10;
 pub(crate) const PANIC: u8 = 11;
 pub(crate) const WAIT_BEGIN: u8 = 12;
 pub(crate) const WAIT_END: u8 = 13;
+pub(crate) const FORK_SHARED: u8 = 14;
+pub(crate) const FORK_STOLEN: u8 = 15;
 
 /// Spawn queues, as `a` of a `SPAWN`.
 pub(crate) const QUEUE_LOCAL: u32 = 0;
@@ -117,6 +119,13 @@ pub(crate) fn decode(
         },
         WAIT_BEGIN => EventKind::WaitBegin,
         WAIT_END => EventKind::WaitEnd,
+        FORK_SHARED => EventKind::ForkShared {
+            fork: task(FORK_SHARED, event.c)?,
+        },
+        FORK_STOLEN => EventKind::ForkStolen {
+            fork: task(FORK_STOLEN, event.c),
+            owner: event.a as usize,
+        },
         _ => return None,
     };
     Some(kind)

@@ -154,6 +154,11 @@ impl Recording {
                         categories: vec![instant.category.to_owned()],
                         name_field: Some(track_event::NameField::Name(instant.name.to_owned())),
                         flow_ids: instant.flow_out.map(|t| ids.flow(t)).into_iter().collect(),
+                        terminating_flow_ids: instant
+                            .flow_in
+                            .map(|t| ids.flow(t))
+                            .into_iter()
+                            .collect(),
                         debug_annotations: instant
                             .args
                             .iter()

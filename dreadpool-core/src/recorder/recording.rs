@@ -105,6 +105,23 @@ pub enum EventKind {
     WaitBegin,
     /// That wait ended.
     WaitEnd,
+    /// The worker shared the oldest latent fork of its joins (its `b`) with
+    /// idle workers (`dreadpool::join`; the design is in
+    /// `src/fork_join/README.md`). Forks that were never shared run inline
+    /// and are not recorded.
+    ForkShared {
+        /// The fork's id in this recording: a `ForkStolen` of it carries the
+        /// same.
+        fork: u64,
+    },
+    /// The worker took a fork that another worker shared and is about to
+    /// run it (until its next event).
+    ForkStolen {
+        /// The id its `ForkShared` carries, if that is in the recording.
+        fork: Option<u64>,
+        /// The worker whose join it belongs to.
+        owner: usize,
+    },
 }
 
 /// Whose timeline an event is on.
@@ -272,7 +289,10 @@ pub(crate) struct TrackEvents {
 /// while the task lives. Each `Spawn` starts a new id for its address; a
 /// `RunBegin` takes the id of the latest spawn of its address (an address
 /// is reused only after its task began to run, so the latest spawn before a
-/// run is its own).
+/// run is its own). Forks are named the same way by the address of their
+/// stack job (`ForkShared` starts an id, `ForkStolen` takes it), in a map
+/// of their own, from the same sequence of ids, so that a fork's id never
+/// equals a task's.
 ///
 /// **Run ends.** A worker records when a run begins, not when it ends
 /// (except a panicking one): that saves an event and a clock read per task.
@@ -324,6 +344,7 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
     }
 
     let mut ids: HashMap<u64, u64> = HashMap::new();
+    let mut fork_ids: HashMap<u64, u64> = HashMap::new();
     let mut runs: HashMap<Track, Runs> = HashMap::new();
     let mut next = 0u64;
     let mut events = Vec::with_capacity(all.len() * 3 / 2);
@@ -352,6 +373,12 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
             // Recorded only for a panicking run: it is the open one.
             event::RUN_END => at.close().flatten(),
             event::PANIC => at.last_ended,
+            event::FORK_SHARED => {
+                next += 1;
+                fork_ids.insert(raw, next);
+                Some(next)
+            }
+            event::FORK_STOLEN => fork_ids.get(&raw).copied(),
             event::STATE if event.a != event::RUNNING => {
                 closed = at.close();
                 None

@@ -109,9 +109,13 @@ pub(crate) struct Instant {
     pub(crate) name: &'static str,
     pub(crate) category: &'static str,
     pub(crate) args: Vec<(&'static str, Arg)>,
-    /// The task's id, when this is a spawn whose run is in the recording:
-    /// a flow starts here.
+    /// The task's id, when this is a spawn whose run is in the recording
+    /// (or a fork's, when this shares a fork that is stolen in it): a flow
+    /// starts here.
     pub(crate) flow_out: Option<u64>,
+    /// The fork's id, when this is a stolen fork whose sharing is in the
+    /// recording: the flow ends here.
+    pub(crate) flow_in: Option<u64>,
 }
 
 /// A sample of a worker's local queue depth.
@@ -158,14 +162,18 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
     let events = recording.events();
     // Only a task with both ends in the recording gets a flow: a flow with
     // one end is drawn as an arrow from (or to) nowhere.
+    // (Fork ids come from the same sequence as task ids: one set each.)
     let mut spawned = HashSet::new();
     let mut ran = HashSet::new();
     for event in events {
         match event.kind {
-            EventKind::Spawn { task, .. } => {
+            EventKind::Spawn { task, .. } | EventKind::ForkShared { fork: task } => {
                 spawned.insert(task);
             }
-            EventKind::RunBegin { task: Some(task) } => {
+            EventKind::RunBegin { task: Some(task) }
+            | EventKind::ForkStolen {
+                fork: Some(task), ..
+            } => {
                 ran.insert(task);
             }
             _ => {}
@@ -199,6 +207,7 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
                 category: if scheduler { "scheduler" } else { "task" },
                 args,
                 flow_out: None,
+                flow_in: None,
             }));
         };
         let depth = |timeline: &mut Timeline, depth: u64| {
@@ -230,6 +239,7 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
                     category: "task",
                     args,
                     flow_out: ran.contains(&task).then_some(task),
+                    flow_in: None,
                 }));
             }
             EventKind::RunBegin { task } => {
@@ -332,6 +342,32 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
             }
             EventKind::WaitBegin => instant(&mut timeline, false, "wait begin", Vec::new()),
             EventKind::WaitEnd => instant(&mut timeline, false, "wait end", Vec::new()),
+            EventKind::ForkShared { fork } => {
+                timeline.items.push(Item::Instant(Instant {
+                    lane: Lane::of(event.track, false),
+                    time_ns,
+                    name: "fork shared",
+                    category: "fork",
+                    args: vec![("fork", Arg::Uint(fork))],
+                    flow_out: ran.contains(&fork).then_some(fork),
+                    flow_in: None,
+                }));
+            }
+            EventKind::ForkStolen { fork, owner } => {
+                let mut args = vec![("owner", Arg::Uint(owner as u64))];
+                if let Some(fork) = fork {
+                    args.push(("fork", Arg::Uint(fork)));
+                }
+                timeline.items.push(Item::Instant(Instant {
+                    lane: Lane::of(event.track, false),
+                    time_ns,
+                    name: "fork stolen",
+                    category: "fork",
+                    args,
+                    flow_out: None,
+                    flow_in: fork.filter(|f| spawned.contains(f)),
+                }));
+            }
         }
     }
 

@@ -1,0 +1,158 @@
+//! Where a worker's forks wait: first in a private list that only it
+//! touches (latent), then, when an idle worker could use one, in a shared
+//! list that thieves take from.
+
+use super::job::JobRef;
+use crate::sync::{lock, Mutex};
+use crossbeam_utils::CachePadded;
+use std::cell::{Cell, UnsafeCell};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A worker's forks that no join has finished with, oldest first: a stack,
+/// since joins nest on one thread's call stack. The first `shared` of them
+/// were moved to the worker's [`SharedForks`] (oldest first, so those are
+/// always a prefix); the rest are latent: only this worker knows of them.
+///
+/// Owned by its worker thread alone (it is not `Sync`): plain loads and
+/// stores, no atomics.
+pub(crate) struct LatentForks {
+    stack: UnsafeCell<Vec<JobRef>>,
+    shared: Cell<usize>,
+}
+
+/// Room for this many nested forks before the stack reallocates (it keeps
+/// what it grew to).
+const INITIAL_DEPTH: usize = 64;
+
+impl LatentForks {
+    pub(crate) fn new() -> Self {
+        LatentForks {
+            stack: UnsafeCell::new(Vec::with_capacity(INITIAL_DEPTH)),
+            shared: Cell::new(0),
+        }
+    }
+
+    /// Records a fork; it is latent until [`share_oldest`](Self::share_oldest)
+    /// moves it.
+    #[inline(always)]
+    pub(crate) fn push(&self, job: JobRef) {
+        // SAFETY: only this worker's thread reaches `stack` (the type is not
+        // `Sync`), and no reference into it outlives a method call.
+        unsafe { (*self.stack.get()).push(job) };
+    }
+
+    /// Forgets the newest fork, which must be `job` (its join is finishing);
+    /// returns whether it had been shared.
+    #[inline(always)]
+    pub(crate) fn pop(&self, job: JobRef) -> bool {
+        // SAFETY: as in `push`.
+        let stack = unsafe { &mut *self.stack.get() };
+        let popped = stack.pop();
+        debug_assert_eq!(popped, Some(job), "joins finish newest first");
+        let depth = stack.len();
+        if depth < self.shared.get() {
+            // Every older fork was shared before this one.
+            self.shared.set(depth);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Marks the oldest latent fork shared and returns it, if there is one.
+    #[inline]
+    pub(crate) fn share_oldest(&self) -> Option<JobRef> {
+        // SAFETY: as in `push`.
+        let stack = unsafe { &*self.stack.get() };
+        let shared = self.shared.get();
+        let job = *stack.get(shared)?;
+        self.shared.set(shared + 1);
+        Some(job)
+    }
+
+    /// Whether any fork is latent (for tests and assertions).
+    #[cfg(test)]
+    pub(crate) fn latent(&self) -> usize {
+        // SAFETY: as in `push`.
+        unsafe { (*self.stack.get()).len() - self.shared.get() }
+    }
+}
+
+/// A worker's shared forks: jobs of its joins that idle workers may steal,
+/// oldest (largest) first. The owner takes its own back, newest first, when
+/// its join finishes before a thief came.
+///
+/// A mutex, because sharing is rare (only when some worker is idle, and only
+/// one fork at a time per worker) and because under the lock the owner
+/// takes back *its* job by identity, never another frame's. `len` mirrors
+/// the list so that looking at an empty one costs a load, not a lock.
+///
+/// `len` is `std`'s atomic even under loom: it is only a hint (takers
+/// decide under the lock, and a sleeper that misses a shared fork costs
+/// parallelism, never the job, which its owner takes back), and a loom
+/// atomic read by every search multiplied the models' interleavings (the
+/// two-spawner model took 3x as long).
+pub(crate) struct SharedForks {
+    len: CachePadded<AtomicUsize>,
+    jobs: Mutex<VecDeque<JobRef>>,
+}
+
+impl SharedForks {
+    pub(crate) fn new() -> Self {
+        SharedForks {
+            len: CachePadded::new(AtomicUsize::new(0)),
+            jobs: Mutex::new(VecDeque::with_capacity(INITIAL_DEPTH)),
+        }
+    }
+
+    /// True when no fork is shared. Relaxed: a hint; takers decide under
+    /// the lock.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len.load(Ordering::Relaxed) == 0
+    }
+
+    /// Shares `job` (the owner, newest last).
+    pub(crate) fn push(&self, job: JobRef) {
+        let mut jobs = lock(&self.jobs);
+        jobs.push_back(job);
+        self.len.store(jobs.len(), Ordering::Relaxed);
+    }
+
+    /// Takes back `job` if no thief took it (the owner, whose join ends).
+    pub(crate) fn reclaim(&self, job: JobRef) -> bool {
+        let mut jobs = lock(&self.jobs);
+        // Newest first: the finishing join's job is the newest shared one
+        // unless it was stolen.
+        let Some(position) = jobs.iter().rposition(|&j| j == job) else {
+            return false;
+        };
+        jobs.remove(position);
+        self.len.store(jobs.len(), Ordering::Relaxed);
+        true
+    }
+
+    /// Takes the oldest shared job (a thief: the oldest is the largest).
+    pub(crate) fn steal(&self) -> Option<JobRef> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut jobs = lock(&self.jobs);
+        let job = jobs.pop_front();
+        self.len.store(jobs.len(), Ordering::Relaxed);
+        job
+    }
+
+    /// Takes the newest shared job (the owner, waiting in a join whose own
+    /// job was stolen: the newest of its older forks is the smallest).
+    pub(crate) fn pop_newest(&self) -> Option<JobRef> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut jobs = lock(&self.jobs);
+        let job = jobs.pop_back();
+        self.len.store(jobs.len(), Ordering::Relaxed);
+        job
+    }
+}
