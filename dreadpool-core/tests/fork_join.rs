@@ -243,7 +243,7 @@ fn joins_inside_spawned_tasks_fork_on_that_pool() {
 #[test]
 fn joins_inside_scoped_tasks() {
     let pool = named(2, "fjscope");
-    let mut results = vec![0u64; 16];
+    let mut results = [0u64; 16];
     let mut names = vec![String::new(); 16];
     pool.scope(|s| {
         for ((i, slot), name) in results.iter_mut().enumerate().zip(names.iter_mut()) {
