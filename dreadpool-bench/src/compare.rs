@@ -13,6 +13,7 @@
 
 use crate::bootstrap;
 use crate::contenders::{Contender, PoolSet};
+use crate::fork_join;
 use crate::offload::{self, OffloadPools};
 use crate::report::{self, Better, Row, Target};
 use crate::scenarios::{
@@ -26,7 +27,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The scenario names, as the command line filters them.
+/// The scenario names of the spawn benchmarks, as the command line filters
+/// them. The fork-join group's are [`fork_join::SCENARIOS`], and
+/// [`fork_join::GROUP`] names that whole group.
 pub const SCENARIOS: [&str; 11] = [
     "external",
     "nested",
@@ -73,6 +76,8 @@ pub struct Sizes {
     pub offload: u32,
     /// Offloads awaited at once, per contender and repetition.
     pub offload_many: u32,
+    /// The fork-join group's workloads.
+    pub fork_join: fork_join::Sizes,
     /// Repetitions of everything.
     pub reps: usize,
 }
@@ -95,6 +100,7 @@ impl Sizes {
         memory_tasks: 1_000_000,
         offload: 20_000,
         offload_many: 20_000,
+        fork_join: fork_join::Sizes::FULL,
         reps: 7,
     };
 
@@ -111,6 +117,7 @@ impl Sizes {
         memory_tasks: 200_000,
         offload: 5_000,
         offload_many: 5_000,
+        fork_join: fork_join::Sizes::QUICK,
         reps: 3,
     };
 
@@ -127,6 +134,7 @@ impl Sizes {
         memory_tasks: 2_000,
         offload: 50,
         offload_many: 50,
+        fork_join: fork_join::Sizes::SMOKE,
         reps: 1,
     };
 }
@@ -179,18 +187,21 @@ usage: compare [--quick] [--threads N] [--reps N] [--contenders a,b,...] [SCENAR
 
 Runs dreadpool against rayon, threadpool, tokio and the seed design, and prints
 a Markdown table with dreadpool's ratio to the best peer and PASS/MISS against
-the targets of issue 6.
+the targets of issue 6; then dreadpool::join against rayon::join and chili on
+fork-join workloads (issue 16), on 1 thread and on --threads.
 
   --quick            smaller sizes and fewer repetitions (about a minute)
   --threads N        worker threads of every pool (default: the number of CPUs)
   --reps N           repetitions (default: 7, or 3 with --quick)
   --contenders LIST  comma-separated subset of: dreadpool,rayon,threadpool,tokio,seed
+                     (the fork-join group always runs dreadpool, rayon and chili)
   --backlog N        dreadpool's with_backlog (default: dreadpool's default)
   --wake-samples N   wake latency samples per contender (default: 60000, 300 with --quick)
   --quiet-wait SECS  before each repetition, wait up to SECS for other processes
                      to use less than 0.1 CPU (default: 60, or 0 with --quick)
   SCENARIO           any of: external nested fanout wake idle compute memory oversub offload
                      twopools idlebeside
+                     fork-join: fib tree quicksort nqueens scope, or forkjoin for all five
                      (also accepted as --filter a,b,...); default: all
 ";
 
@@ -286,10 +297,13 @@ where
         });
     }
     for s in &scenarios {
-        if !SCENARIOS.contains(&s.as_str()) {
+        let s = s.as_str();
+        if !SCENARIOS.contains(&s) && !fork_join::SCENARIOS.contains(&s) && s != fork_join::GROUP {
             return Err(format!(
-                "unknown scenario {s:?} (known: {})",
-                SCENARIOS.join(", ")
+                "unknown scenario {s:?} (known: {}, {}, {})",
+                SCENARIOS.join(", "),
+                fork_join::SCENARIOS.join(", "),
+                fork_join::GROUP,
             ));
         }
     }
@@ -374,6 +388,8 @@ fn spawn_child(
 pub struct Results {
     /// The table's rows, in the order of issue 6.
     pub rows: Vec<Row>,
+    /// The fork-join table's rows (issue 16).
+    pub fork_join: Vec<fork_join::Row>,
     /// The contenders, in column order.
     pub contenders: Vec<Contender>,
     /// The options the run used.
@@ -442,6 +458,8 @@ pub fn run(options: &Options) -> Results {
     let mut background = Vec::new();
     let sizes = options.sizes;
     let wants = |s: &str| options.scenarios.is_empty() || options.scenarios.iter().any(|x| x == s);
+    let wants_fork_join =
+        |s: &str| wants(s) || options.scenarios.iter().any(|x| x == fork_join::GROUP);
     let contenders = options.contenders.clone();
     let oversub_threads = 4 * cores();
     let mut pools = PoolSet::new(options.threads).with_backlog(options.backlog);
@@ -464,8 +482,10 @@ pub fn run(options: &Options) -> Results {
         children: sizes.fanout,
     };
 
-    // Warm up: build every pool, fault in its allocator arenas.
-    for &c in &contenders {
+    // Warm up: build every pool, fault in its allocator arenas (unless
+    // only the fork-join group runs, which has pools of its own).
+    let spawn_scenarios = SCENARIOS.iter().any(|s| wants(s));
+    for &c in contenders.iter().filter(|_| spawn_scenarios) {
         pools.run(c, &External { tasks: 10_000 });
         pools.run(c, &Nested { levels: 10 });
         if wants("oversub") {
@@ -485,6 +505,11 @@ pub fn run(options: &Options) -> Results {
         &[]
     };
     let wake_per_rep = (sizes.wake_samples as usize).div_ceil(sizes.reps).max(1) as u32;
+    // The fork-join group: its own pools on 1 thread and on `--threads`.
+    let mut fork_join_bench = fork_join::SCENARIOS
+        .iter()
+        .any(|s| wants_fork_join(s))
+        .then(|| fork_join::Bench::new(sizes.fork_join, &[1, options.threads], wants_fork_join));
     let offload_pools: Option<&'static OffloadPools> = wants("offload").then(|| {
         let pools: &'static OffloadPools = Box::leak(Box::new(OffloadPools::new(options.threads)));
         for &c in contenders.iter().filter(|&&c| OffloadPools::has(c)) {
@@ -626,6 +651,9 @@ pub fn run(options: &Options) -> Results {
                 }
             }
         }
+        if let Some(bench) = &mut fork_join_bench {
+            bench.repetition(rep, wants_fork_join);
+        }
         if rep < sizes.child_reps {
             for kind in ["idle", "memory"] {
                 if !wants(kind) {
@@ -655,6 +683,7 @@ pub fn run(options: &Options) -> Results {
     );
     Results {
         rows,
+        fork_join: fork_join_bench.map(|b| b.rows()).unwrap_or_default(),
         contenders,
         options: options.clone(),
         oversub_threads,
@@ -1017,20 +1046,36 @@ pub fn render(results: &Results) -> String {
             .map(|b| format!(", backlog {b}"))
             .unwrap_or_default(),
     ));
-    out.push_str(&report::markdown_table(&results.rows, &results.contenders));
-    out.push('\n');
-    let misses: Vec<&str> = results
+    if !results.rows.is_empty() {
+        out.push_str(&report::markdown_table(&results.rows, &results.contenders));
+        out.push('\n');
+    }
+    if !results.fork_join.is_empty() {
+        out.push_str(&format!(
+            "fork-join (issue 16): dreadpool::join and rayon::join inside their pool's install, \
+             chili's Scope::join; times are medians, ratios are dreadpool's over rayon's and \
+             over chili's; targets on {} threads\n\n",
+            results
+                .fork_join
+                .iter()
+                .map(|r| r.threads)
+                .max()
+                .unwrap_or(1)
+        ));
+        out.push_str(&fork_join::markdown_table(&results.fork_join));
+        out.push('\n');
+    }
+    let verdicts = results
         .rows
         .iter()
-        .filter(|r| r.verdict() == report::Verdict::Miss)
-        .map(|r| r.metric.as_str())
-        .collect();
-    let passes = results
-        .rows
-        .iter()
-        .filter(|r| r.verdict() == report::Verdict::Pass)
+        .map(|r| r.verdict())
+        .chain(results.fork_join.iter().map(|r| r.verdict()));
+    let misses = verdicts
+        .clone()
+        .filter(|&v| v == report::Verdict::Miss)
         .count();
-    out.push_str(&format!("targets: {passes} PASS, {} MISS\n", misses.len()));
+    let passes = verdicts.filter(|&v| v == report::Verdict::Pass).count();
+    out.push_str(&format!("targets: {passes} PASS, {misses} MISS\n"));
     for problem in &results.problems {
         out.push_str(&format!("problem: {problem}\n"));
     }

@@ -10,6 +10,8 @@
 //!   pattern (issue 19).
 //! - [`two_pools`]: two pools in one process, fed at once; an idle pool
 //!   beside a busy one (issue 18).
+//! - [`fork_join`]: `dreadpool::join` beside `rayon::join` and chili on
+//!   recursive workloads, and scoped spawns beside rayon's (issue 16).
 //! - [`sys`]: CPU time and resident memory of this process.
 //! - [`report`]: medians, the targets of issue 6 and the results table.
 //! - [`bootstrap`]: the 95% interval of a wake latency percentile ratio.
@@ -22,6 +24,7 @@
 pub mod bootstrap;
 pub mod compare;
 pub mod contenders;
+pub mod fork_join;
 pub mod offload;
 pub mod report;
 pub mod scenarios;

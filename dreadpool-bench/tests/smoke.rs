@@ -36,10 +36,59 @@ fn compare_runs_every_scenario_on_every_contender() {
     ] {
         assert!(stdout.contains(scenario), "no {scenario} row:\n{stdout}");
     }
+    // The fork-join group (issue 16), with chili beside rayon.
+    assert!(stdout.contains("| chili |"), "no chili column:\n{stdout}");
+    for scenario in [
+        "fib(",
+        "tree sum",
+        "quicksort",
+        "nqueens(",
+        "scope: one scope",
+        "scope: nested scopes",
+    ] {
+        assert!(stdout.contains(scenario), "no {scenario} row:\n{stdout}");
+    }
     assert!(
         !stdout.contains("problem:"),
         "a child measurement failed:\n{stdout}"
     );
+}
+
+#[test]
+fn compare_runs_the_fork_join_group_alone_or_one_of_it() {
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_compare"))
+            .arg("--smoke")
+            .args(args)
+            .output()
+            .expect("run the compare binary");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(output.status.success(), "{args:?}: {stdout}");
+        stdout
+    };
+    let all = run(&["forkjoin"]);
+    for row in ["fib(", "tree sum", "quicksort", "nqueens(", "scope: "] {
+        assert!(all.contains(row), "no {row} row:\n{all}");
+    }
+    // Only the fork-join table: no spawn scenario, no empty table.
+    assert!(!all.contains("| scenario |"), "{all}");
+    assert!(!all.contains("external"), "{all}");
+    // One row per thread count (1 and 2), judged on 2 threads.
+    let only_fib = run(&["--threads", "2", "fib"]);
+    let rows: Vec<&str> = only_fib
+        .lines()
+        .filter(|l| l.starts_with("| fib("))
+        .collect();
+    assert_eq!(rows.len(), 2, "{only_fib}");
+    assert!(
+        rows[0].contains("| 1 |") && rows[0].ends_with("| - | - |"),
+        "{only_fib}"
+    );
+    assert!(
+        rows[1].contains("| 2 |") && rows[1].contains("vs rayon <= 0.5"),
+        "{only_fib}"
+    );
+    assert!(!only_fib.contains("tree sum"), "{only_fib}");
 }
 
 #[test]

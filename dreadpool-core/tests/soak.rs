@@ -1,7 +1,10 @@
 //! Soak: a mixed workload, round after round, for a bounded time. Outside
 //! and inside spawns, scopes, handles, broadcasts, panics, joins from
-//! several threads, pools created and dropped; after every round, every task
-//! ran exactly once and no thread leaked.
+//! several threads, pools created and dropped, and fork-join: random trees
+//! of `dreadpool_core::join` whose halves join again, spawn, open scopes and
+//! panic, started from `install`, from tasks and from scoped tasks. After
+//! every round, every task and every forked closure ran exactly once and no
+//! thread leaked.
 //!
 //! `cargo test --test soak` runs it for `DREADPOOL_SOAK_SECS` seconds (30 by
 //! default); `cargo test --test soak -- --ignored` runs the 10-minute soak.
@@ -10,6 +13,7 @@ mod common;
 
 use common::{settled_threads, HANG};
 use dreadpool_core::{PanicPolicy, ThreadPool, ThreadPoolBuilder};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -62,7 +66,7 @@ impl Ledger {
 }
 
 /// A task that records itself, maybe spawns children from inside the pool,
-/// and now and then panics after doing so.
+/// now and then forks a join tree, and now and then panics after doing so.
 fn task(pool: Arc<ThreadPool>, ledger: Arc<Ledger>, id: usize, seed: u64) {
     ledger.ran(id);
     let mut rng = Rng(seed | 1);
@@ -71,8 +75,64 @@ fn task(pool: Arc<ThreadPool>, ledger: Arc<Ledger>, id: usize, seed: u64) {
         let (p, l, s) = (Arc::clone(&pool), Arc::clone(&ledger), rng.next());
         pool.spawn(move || task(p, l, child, s));
     }
+    if rng.below(16) == 0 {
+        // A panic in the tree unwinds out of this task to the pool.
+        fork(&pool, &ledger, rng.next(), 3);
+    }
     if rng.below(40) == 0 {
         panic!("soak: planned panic in task {id}");
+    }
+}
+
+/// Forked closures run so far, over every round.
+static FORKED: AtomicUsize = AtomicUsize::new(0);
+
+/// Joins two [`forked`] closures with fresh ids (one, run directly, if the
+/// ledger has a single id left; nothing if none).
+fn fork(pool: &Arc<ThreadPool>, ledger: &Arc<Ledger>, seed: u64, depth: u32) {
+    let mut rng = Rng(seed | 1);
+    let Some(a) = ledger.claim() else { return };
+    let a_seed = rng.next();
+    match ledger.claim() {
+        Some(b) => {
+            let b_seed = rng.next();
+            dreadpool_core::join(
+                || forked(pool, ledger, a, a_seed, depth),
+                || forked(pool, ledger, b, b_seed, depth),
+            );
+        }
+        None => forked(pool, ledger, a, a_seed, depth),
+    }
+}
+
+/// A forked closure: records itself, then (while `depth` lasts) joins again,
+/// spawns a task, or opens a scope whose two tasks fork; and now and then
+/// panics after all that, which the join re-raises once both halves ran.
+fn forked(pool: &Arc<ThreadPool>, ledger: &Arc<Ledger>, id: usize, seed: u64, depth: u32) {
+    ledger.ran(id);
+    FORKED.fetch_add(1, Ordering::Relaxed);
+    let mut rng = Rng(seed | 1);
+    if depth > 0 {
+        match rng.below(4) {
+            0 | 1 => fork(pool, ledger, rng.next(), depth - 1),
+            2 => {
+                if let Some(child) = ledger.claim() {
+                    let (p, l, s) = (Arc::clone(pool), Arc::clone(ledger), rng.next());
+                    pool.spawn(move || task(p, l, child, s));
+                }
+            }
+            _ => {
+                let seeds = [rng.next(), rng.next()];
+                pool.scope(|s| {
+                    for seed in seeds {
+                        s.spawn(move || fork(pool, ledger, seed, depth - 1));
+                    }
+                });
+            }
+        }
+    }
+    if rng.below(24) == 0 {
+        panic!("soak: planned panic in forked closure {id}");
     }
 }
 
@@ -166,6 +226,26 @@ fn round(number: usize, rng: &mut Rng, totals: &mut Totals) {
     });
     assert_eq!(sums, (0..8).map(|i| i + 100).collect::<Vec<u64>>());
 
+    // Fork-join trees from outside (through install) and from scoped tasks;
+    // their own ledger, so the spawners' trees cannot use up its ids. A
+    // panic in a tree comes back to the caller, once every closure ran.
+    let forks = Ledger::new(4_000);
+    for _ in 0..8 {
+        let seed = rng.next();
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| fork(&pool, &forks, seed, 6))
+        }));
+    }
+    let seeds = [rng.next(), rng.next()];
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        pool.scope(|s| {
+            for seed in seeds {
+                let (pool, forks) = (&pool, &forks);
+                s.spawn(move || fork(pool, forks, seed, 6));
+            }
+        })
+    }));
+
     // Every worker, once.
     let indices = pool.broadcast(|index| index);
     assert_eq!(indices, (0..threads).collect::<Vec<_>>());
@@ -177,7 +257,7 @@ fn round(number: usize, rng: &mut Rng, totals: &mut Totals) {
         joiner.join().unwrap();
     }
     assert!(pool.join_timeout(HANG), "round {number}: join hung");
-    totals.tasks += ledger.check(number) + 50 + 8 * 3 + threads;
+    totals.tasks += ledger.check(number) + forks.check(number) + 50 + 8 * 3 + threads;
     totals.panics += pool.panic_count();
     // Drop the pool (the last reference) and check its threads are gone.
     let pool = Arc::into_inner(pool).expect("only the test holds the pool now");
@@ -215,11 +295,13 @@ fn soak(duration: Duration) {
         round(number, &mut rng, &mut totals);
         number += 1;
     }
+    let forked = FORKED.load(Ordering::Relaxed);
     eprintln!(
-        "soak: {} rounds, {} tasks run, {} task panics injected, 0 tasks lost, 0 threads leaked",
+        "soak: {} rounds, {} tasks run ({forked} of them forked closures), {} task panics injected, 0 tasks lost, 0 threads leaked",
         totals.rounds, totals.tasks, totals.panics
     );
     assert!(totals.rounds > 0);
+    assert!(forked > 0, "no join ran");
 }
 
 #[test]
