@@ -10,7 +10,7 @@
 //! when nothing is anywhere, sleep (see `sleep/README.md`) or, once the pool
 //! shuts down and is idle, exit.
 
-use crate::fork_join::{ForkLatch, JobRef, LatentForks};
+use crate::fork_join::{ForkLatch, JobRef, LatentForks, SharedForks};
 use crate::latch::Latch;
 use crate::metrics::SpawnSampler;
 use crate::panic::PanicPolicy;
@@ -68,6 +68,10 @@ pub(crate) struct WorkerThread {
     /// The forks of this worker's joins that are not yet shared
     /// (`fork_join/README.md`).
     latent: LatentForks,
+    /// `&registry.shared_forks[index]`, looked up once: every fork looks at
+    /// it, and indexing (a bounds check, a multiply) was a third of what
+    /// the look cost.
+    own_shared_forks: *const SharedForks,
 }
 
 #[cfg(not(loom))]
@@ -397,6 +401,7 @@ impl WorkerThread {
     fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let seat_ring = registry.flight.seat_ring(state.index);
+        let own_shared_forks: *const SharedForks = &registry.shared_forks[state.index];
         WorkerThread {
             registry,
             state,
@@ -408,6 +413,7 @@ impl WorkerThread {
             records_tasks: Cell::new(false),
             seat_ring,
             latent: LatentForks::new(),
+            own_shared_forks,
         }
     }
 
@@ -434,18 +440,24 @@ impl WorkerThread {
         self.recorder().joined();
     }
 
-    /// At a fork: shares the oldest latent fork if some worker of the pool
-    /// is idle and none of ours is shared yet. Costs a load of the sleep
-    /// state (a line that changes only when workers sleep or wake) while
-    /// every worker is busy.
+    /// At a fork: shares the oldest latent fork if none of ours is shared
+    /// (a thief took the last one, or its join ended), so that an idle
+    /// worker always finds this worker's largest piece of work at once.
+    /// Costs a load of a line that only changes when a fork is shared or
+    /// taken.
     #[inline(always)]
     pub(crate) fn share_a_fork_if_wanted(&self) {
-        // Under loom every fork is shared: the models are about the shared
-        // path (who takes the job, the latch), not about when to share.
-        let wanted = cfg!(loom) || self.registry.sleep.has_idle_workers();
-        if wanted && self.registry.shared_forks[self.state.index].is_empty() {
+        if self.own_shared_forks().is_empty() {
             self.share_oldest_fork();
         }
+    }
+
+    /// This worker's shared forks.
+    #[inline(always)]
+    fn own_shared_forks(&self) -> &SharedForks {
+        // SAFETY: `own_shared_forks` points into `registry`, which this
+        // worker holds (an `Arc`) and whose lists never move.
+        unsafe { &*self.own_shared_forks }
     }
 
     /// Moves the oldest latent fork to the shared list, as a task of its
@@ -465,7 +477,7 @@ impl WorkerThread {
         self.recorder().shared_fork();
         self.flight().fork_shared(job.id());
         crate::trace::fork_shared(index);
-        self.registry.shared_forks[index].push(job);
+        self.own_shared_forks().push(job);
         self.registry.sleep.notify_local_task();
     }
 
@@ -475,7 +487,7 @@ impl WorkerThread {
     #[inline(never)]
     pub(crate) fn reclaim_fork(&self, job: JobRef) -> bool {
         let index = self.state.index;
-        if !self.registry.shared_forks[index].reclaim(job) {
+        if !self.own_shared_forks().reclaim(job) {
             return false;
         }
         // The shared fork's count, taken back as if it had run as a task.
@@ -677,7 +689,7 @@ impl WorkerThread {
     /// peers, its inbox, peers' queues; the global queue last, so that no
     /// unrelated outside task starts ahead of the computation in flight.
     fn find_task_in_join(&self) -> Option<Task> {
-        let own_forks = &self.registry.shared_forks[self.state.index];
+        let own_forks = self.own_shared_forks();
         self.state
             .queue
             .pop()

@@ -269,7 +269,9 @@ fn a_skewed_load_shows_steals_and_flows_across_workers() {
         );
     }
     assert!(
-        thieves.iter().any(|&thief| steals(thief).any(|victim| victim == home)),
+        thieves
+            .iter()
+            .any(|&thief| steals(thief).any(|victim| victim == home)),
         "no worker recorded a steal from the home worker {home}"
     );
     // Every child ran after its spawn.

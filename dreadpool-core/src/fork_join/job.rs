@@ -5,6 +5,7 @@ use super::fork_latch::ForkLatch;
 use super::FnContext;
 use crate::registry::Registry;
 use crate::sync::cell::UnsafeCell;
+use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
@@ -71,8 +72,15 @@ pub(crate) struct StackJob<F, R> {
     /// First, so that a pointer to the job is a pointer to its header.
     header: JobHeader,
     latch: ForkLatch,
-    func: UnsafeCell<Option<F>>,
-    result: UnsafeCell<Option<std::thread::Result<R>>>,
+    /// Moved out exactly once, by whoever runs the job (`README.md`: the
+    /// job runs exactly once), so there is no `Option` to write and test
+    /// on the fast path. (A job that never ran would leak its closure,
+    /// never drop it twice.)
+    func: UnsafeCell<ManuallyDrop<F>>,
+    /// Written only by a thief, before it sets the latch, and taken by the
+    /// owner after. `ManuallyDrop`, so that a frame whose job ran inline
+    /// has no drop code for it (a stolen job's result is always taken).
+    result: UnsafeCell<ManuallyDrop<Option<std::thread::Result<R>>>>,
 }
 
 impl<F, R> StackJob<F, R>
@@ -89,8 +97,8 @@ where
                 owner,
             },
             latch: ForkLatch::new(),
-            func: UnsafeCell::new(Some(func)),
-            result: UnsafeCell::new(None),
+            func: UnsafeCell::new(ManuallyDrop::new(func)),
+            result: UnsafeCell::new(ManuallyDrop::new(None)),
         }
     }
 
@@ -111,13 +119,13 @@ where
     /// # Safety
     ///
     /// No thief can reach the job any more: it was never shared, or its
-    /// owner took it back from its shared list.
+    /// owner took it back from its shared list. Called at most once.
     #[inline(always)]
     pub(crate) unsafe fn take_func(&self) -> F {
-        // SAFETY: only the owner reaches the job now (the caller's contract).
+        // SAFETY: only the owner reaches the job now, and moves the closure
+        // out once (the caller's contract).
         self.func
-            .with_mut(|func| unsafe { (*func).take() })
-            .expect("a stack job runs once")
+            .with_mut(|func| unsafe { ManuallyDrop::take(&mut *func) })
     }
 
     /// The stolen run's result.
@@ -151,10 +159,9 @@ where
     // frame, with the job, be gone (`fork_latch.rs`).
     // SAFETY: the job is alive and ours alone until its latch is set.
     let (owner, func) = unsafe { ((*job).header.owner, &(*job).func) };
-    // SAFETY: as above.
-    let func = func
-        .with_mut(|func| unsafe { (*func).take() })
-        .expect("a stack job runs once");
+    // SAFETY: as above: the thief that took the job from the shared list
+    // is the only one to move the closure out.
+    let func = func.with_mut(|func| unsafe { ManuallyDrop::take(&mut *func) });
     let result = catch_unwind(AssertUnwindSafe(|| func(FnContext::new(true))));
     if cfg!(all(loom, feature = "__broken_fork_result_after_latch")) {
         // The mistake the order guards against: the owner may see the latch
@@ -162,14 +169,14 @@ where
         // SAFETY: (deliberately not: loom's model catches it.)
         let wake = unsafe { ForkLatch::set(std::ptr::addr_of!((*job).latch)) };
         // SAFETY: (as above.)
-        unsafe { (*job).result.with_mut(|slot| *slot = Some(result)) };
+        unsafe { (*job).result.with_mut(|slot| **slot = Some(result)) };
         if wake {
             registry.sleep.wake_specific(owner);
         }
         return;
     }
     // SAFETY: as above; the result is written before the latch releases it.
-    unsafe { (*job).result.with_mut(|slot| *slot = Some(result)) };
+    unsafe { (*job).result.with_mut(|slot| **slot = Some(result)) };
     // SAFETY: the latch is alive until this call's swap; nothing touches
     // the job afterwards.
     let wake = unsafe { ForkLatch::set(std::ptr::addr_of!((*job).latch)) };

@@ -187,14 +187,6 @@ impl Sleep {
         }
     }
 
-    /// True when some worker sleeps or searches: a fork is then worth
-    /// sharing. Relaxed: a hint, read at every fork; the line it reads is
-    /// written only when workers fall asleep or wake.
-    #[inline(always)]
-    pub(crate) fn has_idle_workers(&self) -> bool {
-        self.state.load(Ordering::Relaxed) != 0
-    }
-
     /// Wakes one sleeper, if any, which becomes a searcher.
     pub(crate) fn wake_one(&self) {
         let woken = {
