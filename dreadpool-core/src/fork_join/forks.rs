@@ -156,3 +156,54 @@ impl SharedForks {
         job
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::fork_join::job::StackJob;
+    use crate::fork_join::FnContext;
+
+    fn job() -> StackJob<impl FnOnce(FnContext) -> u8 + Send, u8> {
+        StackJob::new(|_: FnContext| 1u8, 0)
+    }
+
+    #[test]
+    fn sharing_takes_the_oldest_and_pops_say_which_were_shared() {
+        let (a, b, c) = (job(), job(), job());
+        let (a, b, c) = (a.as_job_ref(), b.as_job_ref(), c.as_job_ref());
+        let latent = LatentForks::new();
+        latent.push(a);
+        latent.push(b);
+        assert_eq!(latent.share_oldest(), Some(a), "oldest first");
+        latent.push(c);
+        assert_eq!(latent.latent(), 2);
+        assert_eq!(latent.share_oldest(), Some(b));
+        assert!(!latent.pop(c), "c was never shared");
+        assert!(latent.pop(b), "b was shared");
+        assert!(latent.pop(a), "a was shared");
+        assert_eq!(latent.share_oldest(), None, "nothing left to share");
+        // The shared prefix was taken back with the pops: a new fork is
+        // latent again.
+        latent.push(c);
+        assert_eq!(latent.latent(), 1);
+        assert!(!latent.pop(c));
+    }
+
+    #[test]
+    fn the_owner_reclaims_its_own_job_by_identity_and_thieves_take_the_oldest() {
+        let (a, b, c) = (job(), job(), job());
+        let (a, b, c) = (a.as_job_ref(), b.as_job_ref(), c.as_job_ref());
+        let shared = SharedForks::new();
+        assert!(shared.is_empty());
+        shared.push(a);
+        shared.push(b);
+        shared.push(c);
+        assert!(shared.reclaim(b), "a job in the middle is found");
+        assert!(!shared.reclaim(b), "and taken once");
+        assert_eq!(shared.steal(), Some(a), "thieves take the oldest");
+        assert_eq!(shared.pop_newest(), Some(c));
+        assert!(shared.is_empty());
+        assert_eq!(shared.steal(), None);
+        assert!(!shared.reclaim(c), "a stolen job cannot be reclaimed");
+    }
+}
