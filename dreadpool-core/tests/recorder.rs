@@ -558,3 +558,70 @@ fn a_slow_task_trigger_fires_with_the_reason() {
     });
     assert_eq!(rx.recv().unwrap(), "run time");
 }
+
+/// Runs a join on a two-worker pool whose `b` must run on the other worker:
+/// `a` does not return until `b` has started.
+fn join_with_b_stolen(pool: &ThreadPool) {
+    let b_started = AtomicBool::new(false);
+    pool.install(|| {
+        dreadpool_core::join(
+            || {
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+                while !b_started.load(Ordering::Acquire) {
+                    assert!(std::time::Instant::now() < deadline, "b never started");
+                    std::thread::yield_now();
+                }
+            },
+            || b_started.store(true, Ordering::Release),
+        )
+    });
+}
+
+#[test]
+fn a_stolen_fork_is_a_flow_from_its_sharing_to_its_run() {
+    let pool = pool(2, RecordLevel::Scheduler);
+    join_with_b_stolen(&pool);
+    let recording = pool.recording();
+    assert_well_formed(&recording);
+    let shared: Vec<(Track, u64)> = recording
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::ForkShared { fork } => Some((e.track, fork)),
+            _ => None,
+        })
+        .collect();
+    let stolen: Vec<(Track, Option<u64>, usize)> = recording
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::ForkStolen { fork, owner } => Some((e.track, fork, owner)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stolen.len(), 1, "one fork, stolen once: {stolen:?}");
+    let (thief, fork, owner) = stolen[0];
+    let fork = fork.expect("its sharing is in the recording");
+    let (sharer, _) = *shared
+        .iter()
+        .find(|&&(_, f)| f == fork)
+        .expect("the stolen fork's id matches a sharing");
+    assert_eq!(sharer, Track::Worker(owner), "shared by its owner");
+    assert_ne!(thief, sharer, "run by the other worker");
+    // Both writers draw the flow: Chrome JSON's start and finish carry the
+    // same id, on the two workers' lanes.
+    let mut json = Vec::new();
+    recording.write_chrome_json(&mut json).unwrap();
+    let events: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let events = events["traceEvents"].as_array().unwrap();
+    let names: HashSet<&str> = events.iter().filter_map(|e| e["name"].as_str()).collect();
+    assert!(names.contains("fork shared") && names.contains("fork stolen"));
+    let starts: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "s").collect();
+    let finishes: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "f").collect();
+    assert!(
+        starts.iter().any(|s| finishes
+            .iter()
+            .any(|f| f["id"] == s["id"] && f["tid"] != s["tid"])),
+        "no flow between two workers: {starts:?} {finishes:?}"
+    );
+}

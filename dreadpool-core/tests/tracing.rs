@@ -202,3 +202,36 @@ fn thread_handlers_run_inside_the_worker_span() {
         "{failures:?}"
     );
 }
+
+#[test]
+fn stolen_forks_are_traced_with_their_owner() {
+    let captured = captured();
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_thread_name("forker")
+        .build();
+    let b_started = std::sync::atomic::AtomicBool::new(false);
+    pool.install(|| {
+        dreadpool_core::join(
+            || {
+                // `a` holds its worker until `b` runs, which takes a steal.
+                while !b_started.load(std::sync::atomic::Ordering::Acquire) {
+                    std::thread::yield_now();
+                }
+            },
+            || b_started.store(true, std::sync::atomic::Ordering::Release),
+        )
+    });
+    let shared = lines_with(&captured, "shared a fork");
+    let stolen = lines_with(&captured, "stole a fork");
+    assert!(
+        shared.iter().any(|l| l.contains("pool=\"forker\"")),
+        "{shared:?}"
+    );
+    assert!(
+        stolen
+            .iter()
+            .any(|l| l.contains("pool=\"forker\"") && l.contains("owner=")),
+        "{stolen:?}"
+    );
+}

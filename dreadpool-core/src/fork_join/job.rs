@@ -13,8 +13,9 @@ use std::ptr::NonNull;
 /// run it on a thief, and whom to wake when it is done.
 #[repr(C)]
 struct JobHeader {
-    /// Runs the job on a thief (`execute_stolen::<F, R>`).
-    execute: unsafe fn(NonNull<JobHeader>, &Registry),
+    /// Runs the job on a thief (`execute_stolen::<F, R>`); the flag is the
+    /// closure's `FnContext::migrated`.
+    execute: unsafe fn(NonNull<JobHeader>, &Registry, bool),
     /// The index of the worker whose frame the job lives in.
     owner: usize,
 }
@@ -49,19 +50,21 @@ impl JobRef {
     /// Runs a stolen job on this thread (a worker of `registry`'s pool,
     /// which the owner belongs to), then sets its latch and wakes its owner
     /// if it sleeps. Cannot unwind: the closure's panic goes to the owner.
+    /// `migrated`: this thread is not the owner's (the owner itself runs
+    /// its own older shared forks while it waits on a newer one).
     ///
     /// # Safety
     ///
     /// The job must have been taken from its owner's shared list (so that
     /// nobody else runs it) and its owner must still wait for it.
-    pub(crate) unsafe fn execute_stolen(self, registry: &Registry) {
+    pub(crate) unsafe fn execute_stolen(self, registry: &Registry, migrated: bool) {
         let execute = {
             // SAFETY: alive until this thread sets its latch.
             let header = unsafe { self.0.as_ref() };
             header.execute
         };
         // SAFETY: passed on from our caller.
-        unsafe { execute(self.0, registry) }
+        unsafe { execute(self.0, registry, migrated) }
     }
 }
 
@@ -148,7 +151,7 @@ where
 /// # Safety
 ///
 /// As for [`JobRef::execute_stolen`].
-unsafe fn execute_stolen<F, R>(header: NonNull<JobHeader>, registry: &Registry)
+unsafe fn execute_stolen<F, R>(header: NonNull<JobHeader>, registry: &Registry, migrated: bool)
 where
     F: FnOnce(FnContext) -> R + Send,
     R: Send,
@@ -162,7 +165,7 @@ where
     // SAFETY: as above: the thief that took the job from the shared list
     // is the only one to move the closure out.
     let func = func.with_mut(|func| unsafe { ManuallyDrop::take(&mut *func) });
-    let result = catch_unwind(AssertUnwindSafe(|| func(FnContext::new(true))));
+    let result = catch_unwind(AssertUnwindSafe(|| func(FnContext::new(migrated))));
     if cfg!(all(loom, feature = "__broken_fork_result_after_latch")) {
         // The mistake the order guards against: the owner may see the latch
         // set and look for the result before it is written.

@@ -82,7 +82,11 @@ where
 pub(crate) unsafe fn run_shared(job: JobRef) {
     crate::worker::with_current(|worker| {
         // SAFETY: passed on from our caller; this thread is a worker of the
-        // job's pool (only that pool's workers take from its lists).
-        unsafe { job.execute_stolen(worker.registry()) }
+        // job's pool (only that pool's workers take from its lists), and
+        // the job is alive until we set its latch.
+        unsafe {
+            let migrated = job.owner() != worker.index();
+            job.execute_stolen(worker.registry(), migrated);
+        }
     })
 }
