@@ -34,7 +34,9 @@
 //!
 //! The latch and the state live in an `Arc` rather than on `scope`'s stack
 //! because the finishing task still touches the latch after the waiter may
-//! already have seen it set and returned.
+//! already have seen it set and returned: the last task takes a strong count
+//! before it sets the latch (the others hold only a pointer, see
+//! `ScopeState::task`).
 
 use crate::latch::Latch;
 use crate::panic::{drop_payload, PanicPayload};
@@ -136,16 +138,51 @@ impl ScopeState {
 
     /// Wraps `f` as a scoped task: runs it, records its panic, finishes one.
     /// The caller must have called [`add_task`](Self::add_task).
+    ///
+    /// The task holds a plain pointer to the state, not an `Arc`: the state
+    /// lives at least until the waiter sees the latch set, which happens
+    /// only after the last task's decrement, and every task touches the
+    /// state only before its decrement, except the last, which takes a
+    /// strong count first (`finish_task`). A clone and a drop per task were
+    /// two atomic read-modify-writes on a line all the scope's tasks share.
     pub(crate) fn task<'a, F>(self: &Arc<Self>, f: F) -> impl FnOnce() + Send + 'a
     where
         F: FnOnce() + Send + 'a,
     {
-        let state = Arc::clone(self);
+        let state = StatePtr(Arc::as_ptr(self));
         move || {
+            let state = state;
+            // SAFETY: our count keeps the waiter, and so an owner of the
+            // state's `Arc`, waiting until the decrement below.
+            let live = unsafe { &*state.0 };
             if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
-                state.record_panic(payload);
+                live.record_panic(payload);
             }
-            state.finish_one();
+            // SAFETY: as above; this is the task's last use of `state`.
+            unsafe { ScopeState::finish_task(state.0) };
+        }
+    }
+
+    /// [`finish_one`](Self::finish_one) for a task holding a plain pointer:
+    /// the last one keeps the state alive through the latch's `set`, which
+    /// still touches the latch after the waiter may have seen it set.
+    ///
+    /// # Safety
+    ///
+    /// `state` must point to the live state of an `Arc`, kept alive until
+    /// this call's decrement by the caller's own count.
+    unsafe fn finish_task(state: *const ScopeState) {
+        // SAFETY: alive until the decrement (the caller's contract).
+        let live = unsafe { &*state };
+        if live.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // The latch is not set yet (only this call sets it), so the
+            // waiter still holds its `Arc`: taking a count is sound.
+            // SAFETY: `state` came from `Arc::as_ptr` of a live `Arc`.
+            let keep = unsafe {
+                Arc::increment_strong_count(state);
+                Arc::from_raw(state)
+            };
+            keep.done.set();
         }
     }
 
@@ -162,6 +199,14 @@ impl ScopeState {
         lock(&self.panic).take()
     }
 }
+
+/// A scoped task's pointer to its scope's state (see `ScopeState::task`).
+#[derive(Clone, Copy)]
+struct StatePtr(*const ScopeState);
+
+// SAFETY: `ScopeState` is `Sync` (atomics, a latch, a mutex); the pointer is
+// only dereferenced while the state is alive (`ScopeState::task`).
+unsafe impl Send for StatePtr {}
 
 /// Aborts the process if dropped while unwinding: see the soundness notes.
 struct AbortOnUnwind;

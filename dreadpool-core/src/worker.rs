@@ -238,31 +238,17 @@ pub(crate) fn wait_for(latch: &Latch, deadline: Option<Instant>) -> bool {
     if latch.is_set() {
         return true;
     }
-    let worker = CURRENT
-        .try_with(|current| current.borrow().clone())
-        .ok()
-        .flatten();
-    let Some(worker) = worker else {
+    let worker = current_ptr();
+    if worker.is_null() {
         return latch.wait_blocking(deadline);
-    };
-    latch.register_worker(Arc::clone(&worker.registry), worker.state.index);
-    worker.flight().wait_begin();
-    let exit = worker.run_loop(Some(&WaitTarget {
-        latch: WaitLatch::Task(latch),
-        deadline,
-    }));
-    worker.flight().wait_end();
-    match exit {
-        Exit::Done => true,
-        Exit::TimedOut => {
-            latch.unregister_worker();
-            latch.is_set()
-        }
-        // Neither can happen while the waiting task itself is pending (the
-        // pool is not idle, and nested loops handle Respawn as Continue);
-        // if it ever did, blocking is still correct.
-        Exit::Shutdown | Exit::Respawn => latch.wait_blocking(deadline),
     }
+    // SAFETY: non-null: this thread is a worker, inside one of its tasks
+    // (the one waiting), which the worker outlives.
+    let worker = unsafe { &*worker };
+    worker.flight().wait_begin();
+    let set = worker.wait_in_loop(latch, deadline);
+    worker.flight().wait_end();
+    set
 }
 
 /// The registry of the pool whose worker runs on this thread, if any.
@@ -502,6 +488,45 @@ impl WorkerThread {
         // SAFETY: `job` was taken from a shared list, so nobody else runs
         // it, and its owner waits for it (`fork_join/README.md`).
         Task::new(move || unsafe { crate::fork_join::run_shared(job) })
+    }
+
+    /// [`wait_for`] on this worker.
+    ///
+    /// First it runs the tasks in its own queue, newest first, until the
+    /// latch is set: what a scope or a handle waits for was usually spawned
+    /// right there, so most waits end without registering as the latch's
+    /// waiter. Registering clones the pool's `Arc` (a contended count) and
+    /// locks the latch, and the setter of a latch with a waiter locks the
+    /// pool's idle list to wake it: nested scopes cost 1.5x rayon's per
+    /// spawn with every wait registered (`BENCHMARKS.md`). Only when its
+    /// queue is empty does it register and run the general loop, which
+    /// sleeps when there is nothing anywhere.
+    fn wait_in_loop(&self, latch: &Latch, deadline: Option<Instant>) -> bool {
+        while let Some(task) = self.state.queue.pop() {
+            self.execute(task, true);
+            if latch.is_set() {
+                return true;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return false;
+            }
+        }
+        latch.register_worker(Arc::clone(&self.registry), self.state.index);
+        let exit = self.run_loop(Some(&WaitTarget {
+            latch: WaitLatch::Task(latch),
+            deadline,
+        }));
+        match exit {
+            Exit::Done => true,
+            Exit::TimedOut => {
+                latch.unregister_worker();
+                latch.is_set()
+            }
+            // Neither can happen while the waiting task itself is pending
+            // (the pool is not idle, and nested loops handle Respawn as
+            // Continue); if it ever did, blocking is still correct.
+            Exit::Shutdown | Exit::Respawn => latch.wait_blocking(deadline),
+        }
     }
 
     /// Waits at the end of a join until the thief that took its fork has
