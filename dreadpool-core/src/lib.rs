@@ -48,6 +48,10 @@
 //! | dropping the last `Arc<ThreadPool>` inside one of its tasks | the shutdown starts and the pool detaches: the workers drain and exit on their own |
 //! | a task that never returns | [`join_timeout`](ThreadPool::join_timeout) returns `false`; `join`, `shutdown` and drop wait for it |
 //! | a panicking panic handler, a panic payload whose `Drop` panics, a panicking `tracing` subscriber | contained; counted and logged where possible; the worker carries on |
+//! | [`join`] outside every pool | runs on a default pool started on first use (`with_threads(0)`'s size, `DREADPOOL_THREADS` honoured); if that pool cannot start, panics with the build error |
+//! | [`install`](ThreadPool::install) on a shut-down pool, from outside | the closure runs on the calling thread, as a scope's refused tasks do |
+//! | [`install`](ThreadPool::install) from one of the pool's own tasks | the closure simply runs there (no deadlock) |
+//! | a panic in either half of a [`join`] | both halves still run to completion; then the panic is re-raised (the first half's if both panicked) |
 //! | the OS refusing a replacement thread | the panicked thread carries on as the worker ([`ThreadPool::respawn_failures`] counts it) |
 //!
 //! ## Features
