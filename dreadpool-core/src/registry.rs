@@ -155,7 +155,7 @@ impl Registry {
             return Ok(());
         }
         let sampled_at = self.metrics.sample_spawn();
-        let task = envelope.into_task(task, sampled_at, false);
+        let task = envelope.into_outside_task(task, sampled_at, false);
         self.sleep.deliver_external_task(task, &self.injector);
         Ok(())
     }
@@ -169,7 +169,7 @@ impl Registry {
     #[inline(never)]
     fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
         let sampled_at = self.metrics.sample_spawn();
-        let task = envelope.into_task(task, sampled_at, true);
+        let task = envelope.into_outside_task(task, sampled_at, true);
         self.flight.outside_spawn(task.record_id(), None);
         self.sleep.deliver_external_task(task, &self.injector);
     }

@@ -49,6 +49,13 @@ struct TaskVTable {
     /// then it is an address no other live task has (see
     /// [`Task::record_id`]).
     boxed: bool,
+    /// Whether the task was spawned from outside the pool (the `metrics`
+    /// feature counts such tasks where they run, by their `call`: see
+    /// [`Task::from_outside`]). Read by the tests.
+    #[cfg_attr(not(test), allow(dead_code))]
+    outside: bool,
+    /// The same table with `outside` set.
+    as_outside: fn() -> &'static TaskVTable,
 }
 
 /// The table for closures of type `F`, as a constant so that
@@ -60,6 +67,8 @@ impl<F: FnOnce()> VTable<F> {
         call: call_inline::<F>,
         drop: drop_inline::<F>,
         boxed: false,
+        outside: false,
+        as_outside: Self::outside_table,
     };
 
     /// For `F = Box<G>` with `G` not zero-sized: the word is the box's
@@ -68,7 +77,35 @@ impl<F: FnOnce()> VTable<F> {
         call: call_inline::<F>,
         drop: drop_inline::<F>,
         boxed: true,
+        outside: false,
+        as_outside: Self::boxed_outside_table,
     };
+
+    /// The twins for tasks from outside: their `call` counts the task on
+    /// the worker that runs it first, so that the run path of every other
+    /// task pays nothing for the count (a test of the flag per task cost
+    /// the nested tree 2.5 instructions a task, callgrind).
+    const OUTSIDE_TABLE: TaskVTable = TaskVTable {
+        call: call_outside::<F>,
+        outside: true,
+        ..Self::TABLE
+    };
+
+    const BOXED_OUTSIDE_TABLE: TaskVTable = TaskVTable {
+        call: call_outside::<F>,
+        outside: true,
+        ..Self::BOXED_TABLE
+    };
+
+    // (Functions, not references, in the tables: two constants that refer
+    // to each other would be a cycle.)
+    fn outside_table() -> &'static TaskVTable {
+        &Self::OUTSIDE_TABLE
+    }
+
+    fn boxed_outside_table() -> &'static TaskVTable {
+        &Self::BOXED_OUTSIDE_TABLE
+    }
 }
 
 /// The boxed table for the box `f` (a helper to name the type of a box of
@@ -102,6 +139,18 @@ unsafe fn call_inline<F: FnOnce()>(data: *mut u8) {
     // `Task::inline`) and never touches it again, so moving it out is sound.
     let f = unsafe { data.cast::<F>().read() };
     f();
+}
+
+/// [`call_inline`] for a task from outside the pool: counted first on the
+/// worker running it (`global_pulls`, with the `metrics` feature).
+///
+/// # Safety
+///
+/// As for [`call_inline`].
+unsafe fn call_outside<F: FnOnce()>(data: *mut u8) {
+    crate::worker::count_outside_task();
+    // SAFETY: passed on from our caller.
+    unsafe { call_inline::<F>(data) }
 }
 
 /// # Safety
@@ -244,6 +293,26 @@ impl Task {
         }
     }
 
+    /// Marks the task as spawned from outside the pool (its table swapped
+    /// for its twin): with the `metrics` feature, the worker that runs it
+    /// counts it in `global_pulls`. Counting tasks where they run, by this
+    /// mark, replaced counting them where they were pulled, which needed
+    /// each pulled batch to land in a private queue first and be moved over
+    /// task by task: a pop (with its fence) and a push per task, 36% more
+    /// instructions per outside spawn than without the feature (callgrind,
+    /// `BENCHMARKS.md`).
+    #[inline(always)]
+    pub(crate) fn from_outside(mut self) -> Task {
+        self.vtable = (self.vtable.as_outside)();
+        self
+    }
+
+    /// Whether the task was marked [`from_outside`](Self::from_outside).
+    #[cfg(test)]
+    pub(crate) fn is_from_outside(&self) -> bool {
+        self.vtable.outside
+    }
+
     /// Runs the closure, consuming the task.
     #[inline]
     pub(crate) fn run(self) {
@@ -272,6 +341,9 @@ pub(crate) trait IntoTask: Send + 'static {
     /// The task, with an identity for the flight recorder if it can be
     /// given one (a closure is boxed; a task already made stays as it is).
     fn into_identified_task(self) -> Task;
+    /// The task, marked as spawned from outside the pool
+    /// ([`Task::from_outside`]); a closure gets the marked table at once.
+    fn into_outside_task(self, identified: bool) -> Task;
 }
 
 impl<F> IntoTask for F
@@ -284,6 +356,22 @@ where
     fn into_identified_task(self) -> Task {
         Task::new_identified(self)
     }
+    #[inline(always)]
+    fn into_outside_task(self, identified: bool) -> Task {
+        if identified {
+            return Task::new_identified(self).from_outside();
+        }
+        if fits::<F>() {
+            // SAFETY: `F` is `'static`.
+            unsafe { Task::with_table(self, &VTable::<F>::OUTSIDE_TABLE) }
+        } else {
+            let boxed = Box::new(self);
+            // SAFETY: as above; the box of a non-zero-sized `F` has an
+            // address of its own (and a zero-sized one is only shared, never
+            // read as an identity: `identified` is false here).
+            unsafe { Task::with_table(boxed, &VTable::<Box<F>>::BOXED_OUTSIDE_TABLE) }
+        }
+    }
 }
 
 /// A task made by its spawner (scopes and broadcasts make theirs with
@@ -295,6 +383,9 @@ impl IntoTask for Task {
     }
     fn into_identified_task(self) -> Task {
         self
+    }
+    fn into_outside_task(self, _identified: bool) -> Task {
+        self.from_outside()
     }
 }
 
@@ -373,6 +464,26 @@ impl Envelope {
             return task;
         }
         wrap(task, self.0, sampled_at)
+    }
+
+    /// [`into_task`](Self::into_task) for a spawn from outside the pool:
+    /// with the `metrics` feature the task is marked
+    /// ([`Task::from_outside`]), so that the worker that runs it counts it.
+    #[inline(always)]
+    pub(crate) fn into_outside_task(
+        self,
+        task: impl IntoTask,
+        sampled_at: Option<std::time::Instant>,
+        identified: bool,
+    ) -> Task {
+        if !crate::metrics::COUNTS_BATCHES {
+            return self.into_task(task, sampled_at, identified);
+        }
+        if self.0.is_none() && sampled_at.is_none() {
+            return task.into_outside_task(identified);
+        }
+        // The wrapper is what runs: mark it.
+        self.into_task(task, sampled_at, identified).from_outside()
     }
 }
 
@@ -480,6 +591,30 @@ mod tests {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run()));
         assert!(result.is_err());
         assert_eq!(dropped.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_task_marked_from_outside_keeps_its_closure_and_identity() {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran);
+        let task = Task::new(move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        });
+        assert!(!task.is_from_outside());
+        let task = task.from_outside();
+        assert!(task.is_from_outside());
+        task.run();
+        let r = Arc::clone(&ran);
+        let boxed = Task::new_identified(move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        });
+        let id = boxed.record_id();
+        assert_ne!(id, 0);
+        let boxed = boxed.from_outside();
+        assert!(boxed.is_from_outside());
+        assert_eq!(boxed.record_id(), id, "still boxed, same identity");
+        boxed.run();
+        assert_eq!(ran.load(Ordering::SeqCst), 2);
     }
 
     #[test]

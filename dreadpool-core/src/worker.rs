@@ -68,6 +68,8 @@ pub(crate) struct WorkerThread {
     /// The forks of this worker's joins that are not yet shared
     /// (`fork_join/README.md`).
     latent: LatentForks,
+    /// This worker's count of tasks from outside (metrics), at hand.
+    outside_tasks: crate::metrics::OutsideTaskCounter,
     /// `&registry.shared_forks[index]`, looked up once: every fork looks at
     /// it, and indexing (a bounds check, a multiply) was a third of what
     /// the look cost.
@@ -118,6 +120,16 @@ pub(crate) fn current_ptr() -> *const WorkerThread {
             .as_ref()
             .map_or(std::ptr::null(), Rc::as_ptr)
     });
+}
+
+/// Counts a task from outside the pool on the worker running it (called by
+/// the task itself: `Task::from_outside`).
+pub(crate) fn count_outside_task() {
+    let worker = current_ptr();
+    if !worker.is_null() {
+        // SAFETY: non-null: the worker runs the task calling us.
+        unsafe { (*worker).outside_tasks.count() };
+    }
 }
 
 /// Calls `f` with the worker running on this thread.
@@ -388,6 +400,7 @@ impl WorkerThread {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let seat_ring = registry.flight.seat_ring(state.index);
         let own_shared_forks: *const SharedForks = &registry.shared_forks[state.index];
+        let outside_tasks = registry.metrics.outside_task_counter(state.index);
         WorkerThread {
             registry,
             state,
@@ -399,6 +412,7 @@ impl WorkerThread {
             records_tasks: Cell::new(false),
             seat_ring,
             latent: LatentForks::new(),
+            outside_tasks,
             own_shared_forks,
         }
     }
@@ -673,8 +687,6 @@ impl WorkerThread {
                             recorder.running();
                             flight.running();
                             recorder.wakeup();
-                            // It came from outside, as a global pull would.
-                            recorder.pulled_global(1);
                             // Run at once, whatever `until` says: the task is
                             // ours alone, and the loop's next turn checks the
                             // latch and the deadline again.
@@ -806,12 +818,24 @@ impl WorkerThread {
             .saturating_sub(self.state.queue.len())
             .max(1);
         let injector = &self.registry.injector;
+        let queue = &self.state.queue;
+        // Straight into the local queue: the metrics count tasks from outside
+        // where they run (`Task::from_outside`), not here. The recorder's
+        // batch is the queue's growth, which a thief stealing meanwhile
+        // makes smaller (its depth sample is exact).
+        let before = if crate::recorder::ENABLED {
+            queue.len()
+        } else {
+            0
+        };
         loop {
-            match self.take_batch(|dest| injector.steal_batch_with_limit_and_pop(dest, limit)) {
-                Steal::Success((task, batch)) => {
-                    self.recorder().pulled_global(batch);
-                    self.flight()
-                        .pulled_global(batch, || self.state.queue.len());
+            match injector.steal_batch_with_limit_and_pop(queue, limit) {
+                Steal::Success(task) => {
+                    if crate::recorder::ENABLED {
+                        let after = queue.len();
+                        self.flight()
+                            .pulled_global((after + 1).saturating_sub(before), || after);
+                    }
                     return Some(task);
                 }
                 Steal::Empty => return None,
@@ -820,15 +844,17 @@ impl WorkerThread {
         }
     }
 
-    /// Runs a batch transfer `take` into this worker's local queue and
-    /// returns the popped task with the batch size (popped task included).
+    /// Runs a batch transfer `take` (a steal from a peer) into this
+    /// worker's local queue and returns the popped task with the batch size
+    /// (popped task included).
     ///
     /// With the `metrics` feature the batch lands in a private scratch queue
     /// first and is counted there, then moved over: counting it in the
     /// shared local queue would undercount whenever a thief steals from it
-    /// during the transfer (a test caught 978 global pulls for 1000 tasks).
-    /// Without the feature the batch goes straight to the local queue and
-    /// the size is not computed.
+    /// during the transfer (a test caught 978 global pulls for 1000 tasks,
+    /// when global pulls were counted this way too). Without the feature
+    /// the batch goes straight to the local queue and the size is not
+    /// computed.
     fn take_batch(&self, take: impl FnOnce(&Worker<Task>) -> Steal<Task>) -> Steal<(Task, usize)> {
         if !crate::metrics::COUNTS_BATCHES {
             return match take(&self.state.queue) {

@@ -21,6 +21,19 @@ impl PoolRecorder {
     pub(crate) fn sample_spawn(&self) -> Option<Instant> {
         None
     }
+
+    #[inline(always)]
+    pub(crate) fn outside_task_counter(&self, _index: usize) -> OutsideTaskCounter {
+        OutsideTaskCounter
+    }
+}
+
+/// No metrics: counts nothing.
+pub(crate) struct OutsideTaskCounter;
+
+impl OutsideTaskCounter {
+    #[inline(always)]
+    pub(crate) fn count(&self) {}
 }
 
 /// No metrics: never times a spawn.
@@ -42,8 +55,6 @@ pub(crate) struct WorkerRecorder<'a>(std::marker::PhantomData<&'a ()>);
 
 #[allow(clippy::unused_self)]
 impl WorkerRecorder<'_> {
-    #[inline(always)]
-    pub(crate) fn pulled_global(&self, _tasks: usize) {}
     #[inline(always)]
     pub(crate) fn steal_attempted(&self) {}
     #[inline(always)]

@@ -151,6 +151,12 @@ impl PoolRecorder {
         }
     }
 
+    /// Worker `index`'s count of tasks from outside, for the worker to
+    /// keep at hand (`OutsideTaskCounter`).
+    pub(crate) fn outside_task_counter(&self, index: usize) -> OutsideTaskCounter {
+        OutsideTaskCounter(&self.workers[index].global_pulls)
+    }
+
     /// The recorder of worker `index`; only that worker's thread may record.
     #[inline(always)]
     pub(crate) fn worker(&self, index: usize) -> WorkerRecorder<'_> {
@@ -253,6 +259,22 @@ impl PoolRecorder {
     }
 }
 
+/// A pointer to one worker's `global_pulls`, kept in the worker itself:
+/// every task from outside bumps it when it starts (`Task::from_outside`),
+/// and reaching it through the pool's blocks cost 4 instructions more per
+/// task (callgrind). Valid while the pool's recorder lives, which the
+/// worker holding it keeps alive.
+pub(crate) struct OutsideTaskCounter(*const AtomicU64);
+
+impl OutsideTaskCounter {
+    /// Counts one (only from the worker's own thread: single writer).
+    #[inline(always)]
+    pub(crate) fn count(&self) {
+        // SAFETY: valid while the worker holding this lives (see above).
+        add(unsafe { &*self.0 }, 1);
+    }
+}
+
 /// One worker's view of its own block. Only the owning worker's thread
 /// records through it.
 pub(crate) struct WorkerRecorder<'a> {
@@ -261,10 +283,6 @@ pub(crate) struct WorkerRecorder<'a> {
 }
 
 impl WorkerRecorder<'_> {
-    pub(crate) fn pulled_global(&self, tasks: usize) {
-        add(&self.counters.global_pulls, tasks as u64);
-    }
-
     pub(crate) fn steal_attempted(&self) {
         add(&self.counters.steals_attempted, 1);
     }

@@ -24,8 +24,10 @@ pub use histogram::LatencyHistogram;
 #[cfg(feature = "metrics")]
 pub use snapshot::{PoolMetrics, WorkerMetrics, WorkerState};
 
-/// Whether batch transfers are counted (see `WorkerThread::take_batch`):
-/// with the feature off, nobody reads the count, so it is not computed.
+/// Whether batch transfers are counted (see `WorkerThread::take_batch`),
+/// and tasks from outside marked so that the worker that runs them counts
+/// them (`Task::from_outside`): with the feature off, nobody reads either
+/// count, so neither is computed.
 pub(crate) const COUNTS_BATCHES: bool = cfg!(feature = "metrics");
 
 /// By default one task in this many is timed for the latency histograms.

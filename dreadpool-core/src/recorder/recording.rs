@@ -63,8 +63,9 @@ pub enum EventKind {
     },
     /// The worker took tasks from the global queue.
     GlobalPull {
-        /// Tasks taken (0 when the `metrics` feature, which counts batches,
-        /// is off).
+        /// Tasks taken: the one it runs at once and its local queue's
+        /// growth (a peer stealing from that queue meanwhile makes the
+        /// figure smaller than the batch).
         batch: u32,
         /// Its local queue's depth right after.
         local_depth: u64,
