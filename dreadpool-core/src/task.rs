@@ -51,7 +51,7 @@ struct TaskVTable {
     boxed: bool,
     /// Whether the task was spawned from outside the pool (the `metrics`
     /// feature counts such tasks where they run, by their `call`: see
-    /// [`Task::from_outside`]). Read by the tests.
+    /// [`Task::marked_from_outside`]). Read by the tests.
     #[cfg_attr(not(test), allow(dead_code))]
     outside: bool,
     /// The same table with `outside` set.
@@ -302,12 +302,12 @@ impl Task {
     /// instructions per outside spawn than without the feature (callgrind,
     /// `BENCHMARKS.md`).
     #[inline(always)]
-    pub(crate) fn from_outside(mut self) -> Task {
+    pub(crate) fn marked_from_outside(mut self) -> Task {
         self.vtable = (self.vtable.as_outside)();
         self
     }
 
-    /// Whether the task was marked [`from_outside`](Self::from_outside).
+    /// Whether the task was marked [`marked_from_outside`](Self::marked_from_outside).
     #[cfg(test)]
     pub(crate) fn is_from_outside(&self) -> bool {
         self.vtable.outside
@@ -342,7 +342,7 @@ pub(crate) trait IntoTask: Send + 'static {
     /// given one (a closure is boxed; a task already made stays as it is).
     fn into_identified_task(self) -> Task;
     /// The task, marked as spawned from outside the pool
-    /// ([`Task::from_outside`]); a closure gets the marked table at once.
+    /// ([`Task::marked_from_outside`]); a closure gets the marked table at once.
     fn into_outside_task(self, identified: bool) -> Task;
 }
 
@@ -359,7 +359,7 @@ where
     #[inline(always)]
     fn into_outside_task(self, identified: bool) -> Task {
         if identified {
-            return Task::new_identified(self).from_outside();
+            return Task::new_identified(self).marked_from_outside();
         }
         if fits::<F>() {
             // SAFETY: `F` is `'static`.
@@ -385,7 +385,7 @@ impl IntoTask for Task {
         self
     }
     fn into_outside_task(self, _identified: bool) -> Task {
-        self.from_outside()
+        self.marked_from_outside()
     }
 }
 
@@ -468,7 +468,7 @@ impl Envelope {
 
     /// [`into_task`](Self::into_task) for a spawn from outside the pool:
     /// with the `metrics` feature the task is marked
-    /// ([`Task::from_outside`]), so that the worker that runs it counts it.
+    /// ([`Task::marked_from_outside`]), so that the worker that runs it counts it.
     #[inline(always)]
     pub(crate) fn into_outside_task(
         self,
@@ -483,7 +483,7 @@ impl Envelope {
             return task.into_outside_task(identified);
         }
         // The wrapper is what runs: mark it.
-        self.into_task(task, sampled_at, identified).from_outside()
+        self.into_task(task, sampled_at, identified).marked_from_outside()
     }
 }
 
@@ -601,7 +601,7 @@ mod tests {
             r.fetch_add(1, Ordering::SeqCst);
         });
         assert!(!task.is_from_outside());
-        let task = task.from_outside();
+        let task = task.marked_from_outside();
         assert!(task.is_from_outside());
         task.run();
         let r = Arc::clone(&ran);
@@ -610,7 +610,7 @@ mod tests {
         });
         let id = boxed.record_id();
         assert_ne!(id, 0);
-        let boxed = boxed.from_outside();
+        let boxed = boxed.marked_from_outside();
         assert!(boxed.is_from_outside());
         assert_eq!(boxed.record_id(), id, "still boxed, same identity");
         boxed.run();

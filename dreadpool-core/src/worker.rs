@@ -123,7 +123,7 @@ pub(crate) fn current_ptr() -> *const WorkerThread {
 }
 
 /// Counts a task from outside the pool on the worker running it (called by
-/// the task itself: `Task::from_outside`).
+/// the task itself: `Task::marked_from_outside`).
 pub(crate) fn count_outside_task() {
     let worker = current_ptr();
     if !worker.is_null() {
@@ -820,7 +820,7 @@ impl WorkerThread {
         let injector = &self.registry.injector;
         let queue = &self.state.queue;
         // Straight into the local queue: the metrics count tasks from outside
-        // where they run (`Task::from_outside`), not here. The recorder's
+        // where they run (`Task::marked_from_outside`), not here. The recorder's
         // batch is the queue's growth, which a thief stealing meanwhile
         // makes smaller (its depth sample is exact).
         let before = if crate::recorder::ENABLED {

@@ -260,7 +260,7 @@ impl PoolRecorder {
 }
 
 /// A pointer to one worker's `global_pulls`, kept in the worker itself:
-/// every task from outside bumps it when it starts (`Task::from_outside`),
+/// every task from outside bumps it when it starts (`Task::marked_from_outside`),
 /// and reaching it through the pool's blocks cost 4 instructions more per
 /// task (callgrind). Valid while the pool's recorder lives, which the
 /// worker holding it keeps alive.

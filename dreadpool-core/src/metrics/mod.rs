@@ -26,7 +26,7 @@ pub use snapshot::{PoolMetrics, WorkerMetrics, WorkerState};
 
 /// Whether batch transfers are counted (see `WorkerThread::take_batch`),
 /// and tasks from outside marked so that the worker that runs them counts
-/// them (`Task::from_outside`): with the feature off, nobody reads either
+/// them (`Task::marked_from_outside`): with the feature off, nobody reads either
 /// count, so neither is computed.
 pub(crate) const COUNTS_BATCHES: bool = cfg!(feature = "metrics");
 
