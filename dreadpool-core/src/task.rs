@@ -483,7 +483,8 @@ impl Envelope {
             return task.into_outside_task(identified);
         }
         // The wrapper is what runs: mark it.
-        self.into_task(task, sampled_at, identified).marked_from_outside()
+        self.into_task(task, sampled_at, identified)
+            .marked_from_outside()
     }
 }
 

@@ -1,6 +1,6 @@
-//! Where a worker's forks wait: first in a private list that only it
-//! touches (latent), then, when an idle worker could use one, in a shared
-//! list that thieves take from.
+//! Where a worker's forks wait: in a private list that only it touches
+//! (latent), except the oldest few, which it keeps in a shared list that
+//! thieves take from.
 
 use super::job::JobRef;
 use crate::sync::{lock, Mutex};
@@ -83,8 +83,8 @@ impl LatentForks {
 /// oldest (largest) first. The owner takes its own back, newest first, when
 /// its join finishes before a thief came.
 ///
-/// A mutex, because sharing is rare (only when some worker is idle, and only
-/// one fork at a time per worker) and because under the lock the owner
+/// A mutex, because sharing is rare (only a worker's oldest forks, a few at
+/// a time) and because under the lock the owner
 /// takes back *its* job by identity, never another frame's. `len` mirrors
 /// the list so that looking at an empty one costs a load, not a lock.
 ///
@@ -110,7 +110,13 @@ impl SharedForks {
     /// the lock.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.len.load(Ordering::Relaxed) == 0
+        self.len() == 0
+    }
+
+    /// How many forks are shared (a hint, as for `is_empty`).
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
     }
 
     /// Shares `job` (the owner, newest last).
