@@ -136,6 +136,7 @@ pub(crate) fn current_ptr() -> *const WorkerThread {
 
 /// Counts a task from outside the pool on the worker running it (called by
 /// the task itself: `Task::marked_from_outside`).
+#[inline(always)]
 pub(crate) fn count_outside_task() {
     let worker = current_ptr();
     if !worker.is_null() {
