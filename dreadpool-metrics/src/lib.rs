@@ -79,7 +79,10 @@
 //! `index`, `state` (`"running"`, `"searching"`, `"sleeping"`,
 //! `"respawning"`, `"stopped"`), `tasks_run`, `tasks_spawned_local`,
 //! `global_pulls`, `steals_attempted`, `steals_succeeded`, `tasks_stolen`,
-//! `sleeps`, `wakeups`, `noop_wakeups`, `respawns`, `panics`, `busy_ns`,
+//! `sleeps`, `wakeups`, `noop_wakeups`, `respawns`, `panics`, `joins`
+//! (`dreadpool::join`s forked on the worker), `forks_shared` (of those, the
+//! forks it shared with idle workers), `forks_stolen` (forks shared by peers
+//! that it took and ran), `busy_ns`,
 //! `local_queue_depth`, `stolen_from` (array: tasks stolen from each peer),
 //! and `schedule_delay` and `run_time`: `{"buckets": [[lower_ns, upper_ns,
 //! count], ...], "outliers": n}` with only the non-empty buckets, in
@@ -125,7 +128,10 @@
 //! and message and hello's `recording` were added within version 1 under
 //! these rules: an older client never asks and skips the message; an older
 //! exporter answers the request with an `error` and its hello reads as
-//! `recording: false`.
+//! `recording: false`. The workers' `joins`, `forks_shared` and
+//! `forks_stolen` (fork-join) were added within version 1 the same way: an
+//! older client ignores them; an older exporter's snapshots lack them, so
+//! they read as 0 (as for a pool that forks no join) and give rates of 0.
 //!
 //! ```text
 //! {"type":"hello","v":1,"server":"dreadpool-metrics","version":"0.1.0","pid":4242,"interval_ms":250,"pools":["io"]}
