@@ -63,18 +63,21 @@ fn main() -> Result<(), Box<dyn Error>> {
     std::io::stdout().flush()?;
 
     // A steady load so that the numbers move: bursts of tasks that spawn
-    // children (local queues, steals), a pause, again.
+    // children (local queues, steals) and fork a join (the fork-join
+    // counters), a pause, again.
     let started = Instant::now();
     let handle = pool.handle();
+    let work = |seed: u64| {
+        std::hint::black_box((0..200).fold(seed, |a, b| a.wrapping_mul(31) ^ b));
+    };
     while run_for.is_none_or(|limit| started.elapsed() < limit) {
         for i in 0..2_000u64 {
             let handle = handle.clone();
             pool.spawn(move || {
                 for j in 0..4 {
-                    handle.spawn(move || {
-                        std::hint::black_box((0..200).fold(i ^ j, |a, b| a.wrapping_mul(31) ^ b));
-                    });
+                    handle.spawn(move || work(i ^ j));
                 }
+                dreadpool::join(|| work(i), || work(!i));
             });
         }
         pool.join();

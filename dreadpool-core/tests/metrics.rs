@@ -5,7 +5,7 @@ mod common;
 
 use common::{Gate, HANG};
 use dreadpool_core::{PanicPolicy, PoolMetrics, ThreadPool, ThreadPoolBuilder, WorkerState};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -348,4 +348,83 @@ fn snapshots_while_the_pool_runs_flat_out() {
     stop.store(true, Ordering::Relaxed);
     assert!(reader.join().unwrap() > 0);
     assert_eq!(pool.metrics().tasks_run(), 200_000);
+}
+
+/// `depth` levels of nested joins, each leaf counting itself; returns the
+/// number of joins made (2^depth - 1).
+fn join_tree(depth: u32, leaves: &AtomicUsize) -> u64 {
+    if depth == 0 {
+        leaves.fetch_add(1, Ordering::Relaxed);
+        return 0;
+    }
+    let (a, b) = dreadpool_core::join(
+        || join_tree(depth - 1, leaves),
+        || join_tree(depth - 1, leaves),
+    );
+    a + b + 1
+}
+
+#[test]
+fn joins_are_counted_once_each_and_a_fork_run_elsewhere_is_shared_and_stolen() {
+    let pool = pool(2);
+    let sum = |m: &PoolMetrics, f: fn(&dreadpool_core::WorkerMetrics) -> u64| {
+        m.workers.iter().map(f).sum::<u64>()
+    };
+
+    // A tree of joins: every one counted, on whichever worker forked it.
+    let leaves = AtomicUsize::new(0);
+    let made = pool.install(|| join_tree(12, &leaves));
+    assert_eq!(made, (1 << 12) - 1);
+    assert_eq!(leaves.load(Ordering::Relaxed), 1 << 12);
+    let m = pool.metrics();
+    assert_eq!(sum(&m, |w| w.joins), made, "{m:#?}");
+    // Each shared fork is taken at most once, by a peer or not at all.
+    assert!(
+        sum(&m, |w| w.forks_stolen) <= sum(&m, |w| w.forks_shared),
+        "{m:#?}"
+    );
+    assert!(sum(&m, |w| w.forks_shared) <= made, "{m:#?}");
+
+    // A join whose `a` cannot finish until `b` has started: `b` must have
+    // run on the other worker, so it was shared there and stolen. (Each
+    // worker keeps its oldest fork shared and wakes a sleeper for it.)
+    let before = pool.metrics();
+    let b_started = AtomicBool::new(false);
+    let (joiner, thief) = pool.install(|| {
+        dreadpool_core::join(
+            || {
+                let deadline = Instant::now() + HANG;
+                while !b_started.load(Ordering::Acquire) {
+                    assert!(
+                        Instant::now() < deadline,
+                        "b never started elsewhere: its fork was not shared, or nobody took it"
+                    );
+                    thread::yield_now();
+                }
+                dreadpool_core::current_worker_index()
+            },
+            || {
+                b_started.store(true, Ordering::Release);
+                dreadpool_core::current_worker_index()
+            },
+        )
+    });
+    let (joiner, thief) = (joiner.expect("a runs on a worker"), thief.expect("b too"));
+    assert_ne!(joiner, thief, "b ran on the worker that waited for it");
+    let after = pool.metrics();
+    let delta = |w: usize, f: fn(&dreadpool_core::WorkerMetrics) -> u64| {
+        f(&after.workers[w]) - f(&before.workers[w])
+    };
+    assert_eq!(delta(joiner, |w| w.joins), 1, "{after:#?}");
+    assert_eq!(delta(thief, |w| w.joins), 0, "{after:#?}");
+    assert!(delta(joiner, |w| w.forks_shared) >= 1, "{after:#?}");
+    assert!(delta(thief, |w| w.forks_stolen) >= 1, "{after:#?}");
+    assert_eq!(sum(&after, |w| w.joins), made + 1);
+    assert!(sum(&after, |w| w.forks_stolen) <= sum(&after, |w| w.forks_shared));
+    // A stolen fork is not a steal of tasks.
+    assert_eq!(
+        sum(&after, |w| w.tasks_stolen),
+        sum(&before, |w| w.tasks_stolen),
+        "{after:#?}"
+    );
 }

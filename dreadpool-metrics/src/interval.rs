@@ -137,6 +137,18 @@ pub struct WorkerInterval {
     pub respawns: u64,
     /// Task panics.
     pub panics: u64,
+    /// [`join`](dreadpool_core::join)s it forked.
+    pub joins: u64,
+    /// Joins forked per second.
+    pub joins_per_sec: f64,
+    /// Of its joins' forks, those it shared with idle workers.
+    pub forks_shared: u64,
+    /// Forks shared per second.
+    pub forks_shared_per_sec: f64,
+    /// Forks shared by its peers that it took and ran.
+    pub forks_stolen: u64,
+    /// Forks taken from peers per second.
+    pub forks_stolen_per_sec: f64,
     /// Time spent running tasks.
     #[serde(rename = "busy_ns", with = "nanos")]
     pub busy: Duration,
@@ -159,6 +171,9 @@ impl WorkerInterval {
         let sleeps = d(|w| w.sleeps);
         let wakeups = d(|w| w.wakeups);
         let noop_wakeups = d(|w| w.noop_wakeups);
+        let joins = d(|w| w.joins);
+        let forks_shared = d(|w| w.forks_shared);
+        let forks_stolen = d(|w| w.forks_stolen);
         let busy = now.busy_duration.saturating_sub(before.busy_duration);
         WorkerInterval {
             index: now.index,
@@ -184,6 +199,12 @@ impl WorkerInterval {
             noop_wakeups_per_sec: per_sec(noop_wakeups, elapsed),
             respawns: d(|w| w.respawns),
             panics: d(|w| w.panics),
+            joins,
+            joins_per_sec: per_sec(joins, elapsed),
+            forks_shared,
+            forks_shared_per_sec: per_sec(forks_shared, elapsed),
+            forks_stolen,
+            forks_stolen_per_sec: per_sec(forks_stolen, elapsed),
             busy,
             // Fields are read one at a time, so busy time may run a hair
             // past the elapsed time: clamp.
@@ -295,6 +316,22 @@ pub struct Interval {
     pub respawns: u64,
     /// Task panics.
     pub panics: u64,
+    /// [`join`](dreadpool_core::join)s forked, all workers.
+    pub joins: u64,
+    /// Joins forked per second.
+    pub joins_per_sec: f64,
+    /// Forks shared with idle workers.
+    pub forks_shared: u64,
+    /// Forks shared per second.
+    pub forks_shared_per_sec: f64,
+    /// Shared forks taken and run by a worker other than their owner.
+    pub forks_stolen: u64,
+    /// Forks stolen per second.
+    pub forks_stolen_per_sec: f64,
+    /// `forks_shared / joins`, 0 with no join: the share of joins whose
+    /// fork was offered to idle workers (the rest ran inline for a few
+    /// plain stores).
+    pub fork_share_ratio: f64,
     /// Time spent running tasks, summed over workers.
     #[serde(rename = "busy_ns", with = "nanos")]
     pub busy: Duration,
@@ -339,6 +376,9 @@ impl Interval {
         let sleeps = sum(|w| w.sleeps);
         let wakeups = sum(|w| w.wakeups);
         let noop_wakeups = sum(|w| w.noop_wakeups);
+        let joins = sum(|w| w.joins);
+        let forks_shared = sum(|w| w.forks_shared);
+        let forks_stolen = sum(|w| w.forks_stolen);
         let busy: Duration = workers.iter().map(|w| w.busy).sum();
         let tasks_spawned_external = now
             .tasks_spawned_external
@@ -375,6 +415,13 @@ impl Interval {
             noop_wakeups_per_sec: per_sec(noop_wakeups, elapsed),
             respawns: sum(|w| w.respawns),
             panics: now.panics.saturating_sub(before.map_or(0, |b| b.panics)),
+            joins,
+            joins_per_sec: per_sec(joins, elapsed),
+            forks_shared,
+            forks_shared_per_sec: per_sec(forks_shared, elapsed),
+            forks_stolen,
+            forks_stolen_per_sec: per_sec(forks_stolen, elapsed),
+            fork_share_ratio: ratio(forks_shared as f64, joins as f64),
             busy,
             busy_ratio: ratio(busy.as_secs_f64(), capacity).clamp(0.0, 1.0),
             schedule_delay: Quantiles::default(),
@@ -415,7 +462,13 @@ impl Interval {
     ///
     /// The bracketed list is each worker's local queue depth; `idle` counts
     /// sleeping workers; `steals` is succeeded/attempted in the interval;
-    /// `p99` is the interval's schedule delay.
+    /// `p99` is the interval's schedule delay. An interval with
+    /// [`join`](dreadpool_core::join)s adds `joins/s=` and
+    /// `forks=stolen/shared`, as one with panics or respawns adds those.
+    ///
+    /// ```text
+    /// SCHED 1004ms: pool=dreadpool threads=4 ... busy=97% p99=12us joins/s=812345 forks=310/322
+    /// ```
     pub fn schedtrace(&self) -> String {
         self.to_string()
     }
@@ -456,6 +509,13 @@ impl fmt::Display for Interval {
             self.busy_ratio * 100.0,
             crate::report::short_duration(self.schedule_delay.p99),
         )?;
+        if self.joins > 0 {
+            write!(
+                f,
+                " joins/s={:.0} forks={}/{}",
+                self.joins_per_sec, self.forks_stolen, self.forks_shared
+            )?;
+        }
         if self.respawns > 0 || self.panics > 0 {
             write!(f, " panics={} respawns={}", self.panics, self.respawns)?;
         }
@@ -517,6 +577,60 @@ mod tests {
         assert_eq!(i.max_busy_ratio(), 1.0);
         assert_eq!(i.min_busy_ratio(), 0.5);
         assert!(!i.restarted);
+        // No join anywhere: zero rates, and the line says nothing of them.
+        assert_eq!(i.joins_per_sec, 0.0);
+        assert_eq!(i.fork_share_ratio, 0.0);
+        assert!(!i.to_string().contains("joins"), "{i}");
+    }
+
+    #[test]
+    fn join_and_fork_rates_per_worker_and_for_the_pool() {
+        let mut a = snapshot(1000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        a.workers[0].joins = 1_000;
+        a.workers[0].forks_shared = 10;
+        a.workers[1].forks_stolen = 7;
+        let mut b = snapshot(3000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        // Worker 0 forked 4000 joins in 2 s and shared 40 of their forks,
+        // worker 1 stole 30 of them and forked 600 joins of its own, all
+        // inline.
+        b.workers[0].joins = 5_000;
+        b.workers[0].forks_shared = 50;
+        b.workers[0].forks_stolen = 2;
+        b.workers[1].joins = 600;
+        b.workers[1].forks_stolen = 37;
+        let i = Interval::between(Some(&a), &b);
+        let (w0, w1) = (&i.workers[0], &i.workers[1]);
+        assert_eq!((w0.joins, w0.forks_shared, w0.forks_stolen), (4_000, 40, 2));
+        assert_eq!((w1.joins, w1.forks_shared, w1.forks_stolen), (600, 0, 30));
+        assert_eq!(w0.joins_per_sec, 2_000.0);
+        assert_eq!(w0.forks_shared_per_sec, 20.0);
+        assert_eq!(w0.forks_stolen_per_sec, 1.0);
+        assert_eq!(w1.joins_per_sec, 300.0);
+        assert_eq!(w1.forks_stolen_per_sec, 15.0);
+        assert_eq!((i.joins, i.forks_shared, i.forks_stolen), (4_600, 40, 32));
+        assert_eq!(i.joins_per_sec, 2_300.0);
+        assert_eq!(i.forks_shared_per_sec, 20.0);
+        assert_eq!(i.forks_stolen_per_sec, 16.0);
+        assert_eq!(i.fork_share_ratio, 40.0 / 4_600.0);
+        let line = i.to_string();
+        assert!(line.contains(" joins/s=2300 forks=32/40"), "{line}");
+
+        // From the pool's start, the totals are the rates' counts.
+        let from_start = Interval::between(None, &b);
+        assert_eq!(from_start.joins, 5_600);
+        assert_eq!(from_start.forks_stolen, 39);
+        assert_eq!(from_start.joins_per_sec, 5_600.0 / 3.0);
+
+        // A snapshot from an exporter that predates fork-join has no such
+        // fields: they read as 0, and the rates are 0, not NaN.
+        let old: Snapshot = serde_json::from_str(
+            r#"{"name":"t","threads":1,"uptime_ns":1000000000,"workers":[{"index":0,"tasks_run":5}]}"#,
+        )
+        .unwrap();
+        let i = Interval::between(None, &old);
+        assert_eq!(i.workers[0].joins, 0);
+        assert_eq!(i.joins_per_sec, 0.0);
+        assert_eq!(i.fork_share_ratio, 0.0);
     }
 
     #[test]
@@ -533,6 +647,11 @@ mod tests {
             i.mean_steal_batch,
             i.workers[0].busy_ratio,
             i.workers[0].steal_success_ratio,
+            i.joins_per_sec,
+            i.forks_stolen_per_sec,
+            i.fork_share_ratio,
+            i.workers[0].joins_per_sec,
+            i.workers[0].forks_shared_per_sec,
         ] {
             assert_eq!(x, 0.0);
         }

@@ -79,7 +79,10 @@
 //! `index`, `state` (`"running"`, `"searching"`, `"sleeping"`,
 //! `"respawning"`, `"stopped"`), `tasks_run`, `tasks_spawned_local`,
 //! `global_pulls`, `steals_attempted`, `steals_succeeded`, `tasks_stolen`,
-//! `sleeps`, `wakeups`, `noop_wakeups`, `respawns`, `panics`, `busy_ns`,
+//! `sleeps`, `wakeups`, `noop_wakeups`, `respawns`, `panics`, `joins`
+//! (`dreadpool::join`s forked on the worker), `forks_shared` (of those, the
+//! forks it shared with idle workers), `forks_stolen` (forks shared by peers
+//! that it took and ran), `busy_ns`,
 //! `local_queue_depth`, `stolen_from` (array: tasks stolen from each peer),
 //! and `schedule_delay` and `run_time`: `{"buckets": [[lower_ns, upper_ns,
 //! count], ...], "outliers": n}` with only the non-empty buckets, in
@@ -96,8 +99,11 @@
 //! `steal` (`victim`, `batch`, `depth`), `state` (`state`: `"running"`,
 //! `"searching"`, `"sleeping"`, `"respawning"`, `"stopped"`), `wake`
 //! (`handoff`), `noop_wakeup`, `unpark` (`worker`), `respawn`, `panic`
-//! (`task`), `wait_begin`, `wait_end`. `false` flags are left out. A
-//! reader skips kinds it does not know. Times convert ticks at the moment
+//! (`task`), `wait_begin`, `wait_end`, `fork_shared` (`fork`: an id in
+//! this recording) and `fork_stolen` (`owner`: the worker whose join it
+//! belongs to; `fork`, absent when its `fork_shared` is not in the
+//! recording). `false` flags are left out. A reader skips kinds it does not
+//! know. Times convert ticks at the moment
 //! of each take, so one event's time may differ by a little (well under a
 //! millisecond) between two replies.
 //!
@@ -125,7 +131,12 @@
 //! and message and hello's `recording` were added within version 1 under
 //! these rules: an older client never asks and skips the message; an older
 //! exporter answers the request with an `error` and its hello reads as
-//! `recording: false`.
+//! `recording: false`. The workers' `joins`, `forks_shared` and
+//! `forks_stolen` (fork-join) were added within version 1 the same way: an
+//! older client ignores them; an older exporter's snapshots lack them, so
+//! they read as 0 (as for a pool that forks no join) and give rates of 0.
+//! So were the `fork_shared` and `fork_stolen` events of a recording: an
+//! older client skips them.
 //!
 //! ```text
 //! {"type":"hello","v":1,"server":"dreadpool-metrics","version":"0.1.0","pid":4242,"interval_ms":250,"pools":["io"]}

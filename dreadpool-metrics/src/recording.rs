@@ -334,6 +334,12 @@ pub(crate) struct WireEvent {
     pub(crate) panicked: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     pub(crate) handoff: bool,
+    /// A fork's id in the recording (`fork_shared`, `fork_stolen`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fork: Option<u64>,
+    /// The worker whose join a stolen fork belongs to (`fork_stolen`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) owner: Option<usize>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -357,6 +363,8 @@ pub(crate) enum Kind {
     Panic,
     WaitBegin,
     WaitEnd,
+    ForkShared,
+    ForkStolen,
     /// A kind a newer exporter sends: skipped.
     #[default]
     #[serde(other)]
@@ -462,6 +470,15 @@ impl WireEvent {
             }
             EventKind::WaitBegin => Kind::WaitBegin,
             EventKind::WaitEnd => Kind::WaitEnd,
+            EventKind::ForkShared { fork } => {
+                wire.fork = Some(fork);
+                Kind::ForkShared
+            }
+            EventKind::ForkStolen { fork, owner } => {
+                wire.fork = fork;
+                wire.owner = Some(owner);
+                Kind::ForkStolen
+            }
             _ => return None,
         };
         Some(wire)
@@ -520,6 +537,11 @@ impl WireEvent {
             Kind::Panic => EventKind::Panic { task: self.task },
             Kind::WaitBegin => EventKind::WaitBegin,
             Kind::WaitEnd => EventKind::WaitEnd,
+            Kind::ForkShared => EventKind::ForkShared { fork: self.fork? },
+            Kind::ForkStolen => EventKind::ForkStolen {
+                fork: self.fork,
+                owner: self.owner?,
+            },
             Kind::Other => return None,
         };
         Some(RecordedEvent {
@@ -575,6 +597,15 @@ mod tests {
             EventKind::Panic { task: Some(9) },
             EventKind::WaitBegin,
             EventKind::WaitEnd,
+            EventKind::ForkShared { fork: 7 },
+            EventKind::ForkStolen {
+                fork: Some(7),
+                owner: 0,
+            },
+            EventKind::ForkStolen {
+                fork: None,
+                owner: 1,
+            },
         ];
         kinds
             .into_iter()
@@ -600,6 +631,53 @@ mod tests {
             let back: WireEvent = serde_json::from_str(&json).unwrap();
             assert_eq!(back.into_event(), Some(event), "{json}");
         }
+    }
+
+    #[test]
+    fn a_stolen_fork_travels_with_its_link() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let pool = dreadpool_core::ThreadPoolBuilder::new()
+            .with_threads(2)
+            .with_record_level(RecordLevel::Scheduler)
+            .build();
+        // `a` waits for `b` to start: `b` is shared and another worker
+        // takes it.
+        let started = AtomicBool::new(false);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let joiner = pool.install(|| {
+            dreadpool_core::join(
+                || {
+                    while !started.load(Ordering::Acquire) {
+                        assert!(std::time::Instant::now() < deadline, "b never started");
+                        std::thread::yield_now();
+                    }
+                },
+                || started.store(true, Ordering::Release),
+            );
+            dreadpool_core::current_worker_index()
+        });
+        let joiner = joiner.expect("install runs on a worker");
+        let line = answer(&pool.handle(), 0, &Params::default(), 1_000).unwrap_or_default();
+        let body: Body = serde_json::from_slice(&line).unwrap();
+        assert!(body.events.iter().any(|e| e.k == Kind::ForkShared));
+        let events = body.into_reply().recording.events().to_vec();
+        let shared: Vec<u64> = events
+            .iter()
+            .filter_map(|e| match (e.track, e.kind) {
+                (Track::Worker(w), EventKind::ForkShared { fork }) if w == joiner => Some(fork),
+                _ => None,
+            })
+            .collect();
+        let stolen = events.iter().find_map(|e| match (e.track, e.kind) {
+            (Track::Worker(thief), EventKind::ForkStolen { fork, owner }) => {
+                Some((thief, fork, owner))
+            }
+            _ => None,
+        });
+        let (thief, fork, owner) = stolen.expect("a fork_stolen event read back");
+        assert_ne!(thief, joiner);
+        assert_eq!(owner, joiner);
+        assert!(fork.is_some_and(|f| shared.contains(&f)), "{events:?}");
     }
 
     #[test]

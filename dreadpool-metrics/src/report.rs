@@ -11,7 +11,9 @@ use std::time::Duration;
 /// interval, the pool's whole life so far, and the distributions it sampled.
 ///
 /// `Display` prints the schedtrace line of the pool's life so far, then a
-/// compact per-worker table and the latency and queue-depth lines, for a
+/// compact per-worker table (`joins` are the [`join`](dreadpool_core::join)s
+/// a worker forked, `forks st/sh` the forks it stole from peers / the forks
+/// of its own that it shared) and the latency and queue-depth lines, for a
 /// terminal or a log. Its rates, busy shares and first latency figures are
 /// over the whole run (since the pool started), so a report printed at the
 /// end of a run describes the run, not the last sliver of it; the latest
@@ -122,7 +124,7 @@ impl fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "{:>6} {:<10} {:>6} {:>10} {:>9} {:>13} {:>8} {:>7} {:>7} {:>6} {:>5} {:>5} {:>6}",
+            "{:>6} {:<10} {:>6} {:>10} {:>9} {:>13} {:>8} {:>9} {:>11} {:>7} {:>7} {:>6} {:>5} {:>5} {:>6}",
             "worker",
             "state",
             "queue",
@@ -130,6 +132,8 @@ impl fmt::Display for Report {
             "tasks/s",
             "steals ok/try",
             "stolen",
+            "joins",
+            "forks st/sh",
             "sleeps",
             "wakeups",
             "noop",
@@ -140,7 +144,7 @@ impl fmt::Display for Report {
         for w in &life.workers {
             writeln!(
                 f,
-                "{:>6} {:<10} {:>6} {:>10} {:>9.0} {:>13} {:>8} {:>7} {:>7} {:>6} {:>5} {:>5} {:>6}",
+                "{:>6} {:<10} {:>6} {:>10} {:>9.0} {:>13} {:>8} {:>9} {:>11} {:>7} {:>7} {:>6} {:>5} {:>5} {:>6}",
                 w.index,
                 w.state.as_str(),
                 w.local_queue_depth,
@@ -148,6 +152,8 @@ impl fmt::Display for Report {
                 w.tasks_per_sec,
                 format!("{}/{}", w.steals_succeeded, w.steals_attempted),
                 w.tasks_stolen,
+                w.joins,
+                format!("{}/{}", w.forks_stolen, w.forks_shared),
                 w.sleeps,
                 w.wakeups,
                 w.noop_wakeups,
@@ -158,7 +164,7 @@ impl fmt::Display for Report {
         }
         writeln!(
             f,
-            "{:>6} {:<10} {:>6} {:>10} {:>9.0} {:>13} {:>8} {:>7} {:>7} {:>6} {:>5} {:>5} {:>6}",
+            "{:>6} {:<10} {:>6} {:>10} {:>9.0} {:>13} {:>8} {:>9} {:>11} {:>7} {:>7} {:>6} {:>5} {:>5} {:>6}",
             "all",
             format!("{}run/{}idle", life.states.running, life.states.sleeping),
             life.global_queue_depth,
@@ -166,6 +172,8 @@ impl fmt::Display for Report {
             life.tasks_per_sec,
             format!("{}/{}", life.steals_succeeded, life.steals_attempted),
             life.tasks_stolen,
+            life.joins,
+            format!("{}/{}", life.forks_stolen, life.forks_shared),
             life.sleeps,
             life.wakeups,
             life.noop_wakeups,
@@ -206,6 +214,43 @@ mod tests {
         assert_eq!(short_duration(Duration::from_nanos(12_340)), "12.3us");
         assert_eq!(short_duration(Duration::from_micros(4_500)), "4.5ms");
         assert_eq!(short_duration(Duration::from_millis(1_200)), "1.20s");
+    }
+
+    #[test]
+    fn the_table_has_the_join_and_fork_columns() {
+        use crate::interval::WorkerInterval;
+        let w = WorkerInterval {
+            index: 1,
+            joins: 12_345,
+            forks_shared: 40,
+            forks_stolen: 3,
+            ..WorkerInterval::default()
+        };
+        let lifetime = Interval {
+            joins: 12_345,
+            forks_shared: 40,
+            forks_stolen: 3,
+            workers: vec![w],
+            ..Interval::default()
+        };
+        let report = Report {
+            lifetime,
+            ..Report::default()
+        };
+        let text = report.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        let header = lines
+            .iter()
+            .position(|l| l.contains("steals ok/try"))
+            .unwrap();
+        assert!(lines[header].contains("joins") && lines[header].contains("forks st/sh"));
+        // Each value ends where its column's title does.
+        for row in &lines[header + 1..header + 3] {
+            for (title, value) in [("joins", "12345"), ("forks st/sh", "3/40")] {
+                let end = lines[header].find(title).unwrap() + title.len();
+                assert_eq!(&row[end - value.len()..end], value, "{text}");
+            }
+        }
     }
 
     #[test]

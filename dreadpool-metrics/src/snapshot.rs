@@ -260,9 +260,12 @@ pub struct WorkerSnapshot {
     pub index: usize,
     /// What it was doing.
     pub state: WorkerState,
-    /// Tasks it finished (panicked ones included).
+    /// Tasks it finished (panicked ones included). A fork of
+    /// [`dreadpool::join`](dreadpool_core::join) that was shared counts as a
+    /// task: on the worker that ran it, or on its owner if it took it back.
     pub tasks_run: u64,
-    /// Tasks its tasks spawned into its own local queue.
+    /// Tasks its tasks spawned into its own local queue, and forks it
+    /// shared.
     pub tasks_spawned_local: u64,
     /// Tasks it took from the global queue (batches included).
     pub global_pulls: u64,
@@ -282,6 +285,16 @@ pub struct WorkerSnapshot {
     pub respawns: u64,
     /// Task panics on this worker.
     pub panics: u64,
+    /// [`join`](dreadpool_core::join)s it forked (each one's `b` waited
+    /// where idle workers could take it, or ran inline). Absent from (read
+    /// as 0 in) snapshots of exporters that predate fork-join.
+    pub joins: u64,
+    /// Of its joins' forks, those it shared with idle workers (the rest ran
+    /// inline with no synchronisation).
+    pub forks_shared: u64,
+    /// Forks shared by its peers that it took and ran (a fork-join steal;
+    /// not counted in `steals_*` or `tasks_stolen`).
+    pub forks_stolen: u64,
     /// Time spent running tasks, including a stretch still in progress.
     #[serde(rename = "busy_ns", with = "nanos")]
     pub busy_duration: Duration,
@@ -312,6 +325,9 @@ impl From<&WorkerMetrics> for WorkerSnapshot {
             noop_wakeups: w.noop_wakeups,
             respawns: w.respawns,
             panics: w.panics,
+            joins: w.joins,
+            forks_shared: w.forks_shared,
+            forks_stolen: w.forks_stolen,
             busy_duration: w.busy_duration,
             local_queue_depth: w.local_queue_depth,
             stolen_from: w.stolen_from.clone(),
@@ -476,6 +492,9 @@ mod tests {
         let mut w = WorkerSnapshot {
             busy_duration: Duration::from_nanos(1500),
             state: WorkerState::Running,
+            joins: 9,
+            forks_shared: 4,
+            forks_stolen: 2,
             ..Default::default()
         };
         w.run_time.record_n(Duration::from_nanos(3), 2);
@@ -493,10 +512,17 @@ mod tests {
         assert_eq!(v["workers"][0]["run_time"]["buckets"][0][0], 3);
         assert_eq!(v["workers"][0]["run_time"]["buckets"][0][1], 4);
         assert_eq!(v["workers"][0]["run_time"]["buckets"][0][2], 2);
+        assert_eq!(v["workers"][0]["joins"], 9);
+        assert_eq!(v["workers"][0]["forks_shared"], 4);
+        assert_eq!(v["workers"][0]["forks_stolen"], 2);
         // Unknown fields are ignored and missing ones default.
         let back: Snapshot =
             serde_json::from_str(r#"{"name":"q","threads":3,"future_field":1}"#).unwrap();
         assert_eq!(back.threads, 3);
         assert_eq!(back.uptime, Duration::ZERO);
+        // A worker from an exporter that predates fork-join: no join fields.
+        let old: WorkerSnapshot = serde_json::from_str(r#"{"index":1,"tasks_run":7}"#).unwrap();
+        assert_eq!((old.joins, old.forks_shared, old.forks_stolen), (0, 0, 0));
+        assert_eq!(old.tasks_run, 7);
     }
 }

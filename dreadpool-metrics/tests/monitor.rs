@@ -465,3 +465,45 @@ fn a_report_at_the_end_of_a_run_gives_rates_over_the_run() {
     assert!(text.contains("last interval ("), "{text}");
     assert!(text.contains("whole run p50="), "{text}");
 }
+
+/// `depth` levels of nested joins; returns the number of joins made.
+fn join_tree(depth: u32) -> u64 {
+    if depth == 0 {
+        return 0;
+    }
+    let (a, b) = dreadpool::join(|| join_tree(depth - 1), || join_tree(depth - 1));
+    a + b + 1
+}
+
+#[test]
+fn joins_show_in_the_interval_the_json_and_the_report() {
+    let pool = pool(2);
+    let mut monitor = Monitor::new(&pool);
+    let first = pool.install(|| join_tree(10));
+    let i = monitor.sample();
+    assert_eq!(i.joins, first, "{i:#?}");
+    assert_eq!(i.workers.iter().map(|w| w.joins).sum::<u64>(), first);
+    assert!(i.joins_per_sec > 0.0);
+    assert!(i.forks_stolen <= i.forks_shared, "{i:#?}");
+    assert_eq!(
+        i.forks_stolen,
+        i.workers.iter().map(|w| w.forks_stolen).sum::<u64>()
+    );
+    assert!(i.to_string().contains(" joins/s="), "{i}");
+    assert_all_finite(&i);
+
+    // The next interval has only the next joins; the snapshot's JSON
+    // carries the totals.
+    let second = pool.install(|| join_tree(6));
+    let i = monitor.sample();
+    assert_eq!(i.joins, second);
+    let json = serde_json::to_value(monitor.last_snapshot().unwrap()).unwrap();
+    let total: u64 = json["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["joins"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, first + second);
+    assert!(monitor.report().to_string().contains("forks st/sh"));
+}

@@ -1,7 +1,9 @@
 //! A fleet of two `examples/prometheus.rs` processes scraped by a real
 //! Prometheus on loopback, judged by Prometheus' own query API: the fleet's
 //! task rate is the sum of its processes' (each agreeing with what the
-//! process itself counts), `histogram_quantile` over the summed buckets
+//! process itself counts), the deployed rules load and evaluate (the
+//! fork-join rule sees the processes' joins), `histogram_quantile` over the
+//! summed buckets
 //! gives a finite p99 inside the range the processes' buckets allow, and
 //! `promtool check metrics` accepts a scrape.
 //!
@@ -217,7 +219,7 @@ fn a_real_prometheus_aggregates_a_fleet_of_two() {
         .iter()
         .flat_map(|g| g["rules"].as_array().into_iter().flatten())
         .collect();
-    assert_eq!(all.len(), 13, "{body}");
+    assert_eq!(all.len(), 16, "{body}");
     for rule in all {
         assert_eq!(rule["health"], "ok", "{rule}");
     }
@@ -248,6 +250,14 @@ fn a_real_prometheus_aggregates_a_fleet_of_two() {
         (fleet_rate - (rate_a + rate_b)).abs() <= 1e-9 * fleet_rate,
         "fleet {fleet_rate} != {rate_a} + {rate_b}"
     );
+
+    // The fork-join counters: each process forks a join per parent task,
+    // and the deployed rule sums their rates over the fleet.
+    let joins = prometheus.query("job_pool:dreadpool_joins:rate1m{job=\"fleet\"}", Some(at));
+    assert_eq!(joins.len(), 1, "{joins:?}");
+    let joins_rate = value(&joins[0]).0;
+    eprintln!("fleet joins rate {joins_rate:.0}/s");
+    assert!(joins_rate > 0.0, "{joins:?}");
 
     // Each process's rate, as Prometheus saw it, against what the process
     // itself counted over the whole run. Its load is steady bursts, so the

@@ -18,7 +18,7 @@ pub struct Cli {
     #[arg(short, long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
 
-    /// The demo's load pattern (switch live with 1..6).
+    /// The demo's load pattern (switch live with 1..7).
     #[arg(short, long, value_enum, default_value_t = Pattern::Steady)]
     pub pattern: Pattern,
 
@@ -151,6 +151,10 @@ mod tests {
         assert_eq!(cli.refresh, Duration::from_millis(250));
         assert_eq!(cli.seed, 9);
         assert_eq!(parse(&["-p", "fan-out"]).unwrap().pattern, Pattern::FanOut);
+        assert_eq!(
+            parse(&["-p", "fork-join"]).unwrap().pattern,
+            Pattern::ForkJoin
+        );
     }
 
     #[test]

@@ -35,6 +35,9 @@ fn quantiles(rng: &mut Rng, base_us: u64, count: u64) -> Quantiles {
 /// apart, all derived from `seed`.
 pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
     let mut rng = Rng::new(seed);
+    // Fork-join figures come from a generator of their own, so that the
+    // rest of a seed's figures stay what they were before joins existed.
+    let mut forks = Rng::new(seed ^ 0x6a6f_696e);
     let mut totals = vec![WorkerTotals::default(); threads];
     let mut tasks_run = 0;
     let elapsed = Duration::from_millis(500);
@@ -42,6 +45,20 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
     (0..n)
         .map(|i| {
             let mut workers = Vec::with_capacity(threads);
+            // Joins forked and forks shared per worker; each worker steals
+            // part of the forks its left neighbour shared.
+            let joins: Vec<u64> = (0..threads).map(|_| forks.range(0, 4_000)).collect();
+            let shared: Vec<u64> = joins.iter().map(|&j| j * forks.range(0, 5) / 100).collect();
+            let stolen_forks: Vec<u64> = (0..threads)
+                .map(|i| {
+                    let left = shared[(i + threads - 1) % threads];
+                    if threads > 1 {
+                        left * forks.range(50, 100) / 100
+                    } else {
+                        0
+                    }
+                })
+                .collect();
             for (index, total) in totals.iter_mut().enumerate() {
                 let tasks = rng.range(200, 1_200);
                 let attempted = rng.range(0, 400);
@@ -60,6 +77,9 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                 total.noop_wakeups += noop;
                 total.respawns += respawned;
                 total.panics += respawned;
+                total.joins += joins[index];
+                total.forks_shared += shared[index];
+                total.forks_stolen += stolen_forks[index];
                 tasks_run += tasks;
                 let mut stolen_from = vec![0; threads];
                 let mut left = stolen;
@@ -90,6 +110,9 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                     sleeps_per_sec: sleeps as f64 / secs,
                     wakeups_per_sec: wakeups as f64 / secs,
                     noop_wakeups_per_sec: noop as f64 / secs,
+                    joins_per_sec: joins[index] as f64 / secs,
+                    forks_shared_per_sec: shared[index] as f64 / secs,
+                    forks_stolen_per_sec: stolen_forks[index] as f64 / secs,
                     busy_ratio: rng.range(5, 100) as f64 / 100.0,
                     stolen_from,
                     totals: *total,
@@ -116,6 +139,7 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                 sleeps_per_sec: sum(|w| w.sleeps_per_sec),
                 wakeups_per_sec: sum(|w| w.wakeups_per_sec),
                 noop_wakeups_per_sec: sum(|w| w.noop_wakeups_per_sec),
+                joins_per_sec: sum(|w| w.joins_per_sec),
                 schedule_delay: quantiles(&mut rng, 20, 60),
                 run_time: quantiles(&mut rng, 50, 60),
                 schedule_delay_total: quantiles(&mut rng, 25, 60 * (i as u64 + 1)),

@@ -32,7 +32,7 @@ pub enum Action {
     SortReverse,
     /// Save a flight recording of the shown pool to a file (`r`).
     SaveRecording,
-    /// Switch the demo load to a pattern (`1`..`6`).
+    /// Switch the demo load to a pattern (`1`..`7`).
     Pattern(Pattern),
     /// Raise the demo load rate (`+`).
     RateUp,
@@ -98,7 +98,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("s  Left Right", "sort by the next / previous column"),
     ("S", "reverse the sort order"),
     ("r", "save a recording of the pool (Perfetto)"),
-    ("1 .. 6", "demo load pattern"),
+    ("1 .. 7", "demo load pattern"),
     ("+  -", "demo load rate up / down"),
     ("Tab  Shift-Tab", "next / previous pool (attached)"),
     ("?", "this help"),
@@ -173,7 +173,11 @@ mod tests {
             map_key(&press(KeyCode::Char('6'))),
             Some(Action::Pattern(Pattern::PanicStorm))
         );
-        assert_eq!(map_key(&press(KeyCode::Char('7'))), None);
+        assert_eq!(
+            map_key(&press(KeyCode::Char('7'))),
+            Some(Action::Pattern(Pattern::ForkJoin))
+        );
+        assert_eq!(map_key(&press(KeyCode::Char('8'))), None);
         assert_eq!(map_key(&press(KeyCode::Char('+'))), Some(Action::RateUp));
         assert_eq!(map_key(&press(KeyCode::Char('='))), Some(Action::RateUp));
         assert_eq!(map_key(&press(KeyCode::Char('-'))), Some(Action::RateDown));

@@ -3,8 +3,9 @@
 //!
 //! Every task's parameters (how long it spins, whether it panics, how many
 //! children it has) are drawn from one seeded generator on the driver thread
-//! (fan-out children derive theirs from their parent's), so the sequence of
-//! tasks a run produces is reproducible; only the timing is the machine's.
+//! (fan-out children and the halves of a fork-join tree derive theirs from
+//! their parent's), so the sequence of tasks a run produces is
+//! reproducible; only the timing is the machine's.
 //!
 //! The driver bounds the tasks outstanding (spawned and not yet finished)
 //! so that a rate the machine cannot keep up with shows up as a growing
@@ -29,6 +30,10 @@ pub const PANIC_PREFIX: &str = "panic storm:";
 pub const PANIC_SHARE: f64 = 0.05;
 /// Depth of a fan-out tree (2^(depth+1) - 1 tasks).
 const FAN_OUT_DEPTH: u32 = 5;
+/// Depth of a fork-join tree: 2^depth leaves under 2^depth - 1 joins, in
+/// one task. The rate counts its leaves, so that the CPU a rate costs is
+/// about that of the other patterns.
+const FORK_JOIN_DEPTH: u32 = 5;
 /// Period of the bursty pattern and the share of it that floods.
 const BURST_PERIOD: Duration = Duration::from_millis(2_000);
 const BURST_ON: Duration = Duration::from_millis(200);
@@ -49,7 +54,8 @@ struct Shared {
 /// The generator's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoadStats {
-    /// Tasks spawned (children of skewed and fan-out tasks included).
+    /// Tasks spawned (children of skewed and fan-out tasks included; a
+    /// fork-join tree is one task, its joins are not tasks).
     pub spawned: u64,
     /// Tasks that ended, by returning or by panicking.
     pub finished: u64,
@@ -225,6 +231,24 @@ fn tree_size(depth: u32) -> u64 {
     (1u64 << (depth + 1)) - 1
 }
 
+/// A fork-join node, inside one task: a leaf spins; an inner node joins
+/// its two halves (`dreadpool::join`), which an idle worker may take.
+fn fork_join(shared: &Shared, seed: u64, depth: u32) {
+    if shared.cancel.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut rng = Rng::new(seed);
+    if depth == 0 {
+        spin(micros(&mut rng, 20, 60), shared);
+        return;
+    }
+    let (left, right) = (rng.next_u64(), rng.next_u64());
+    dreadpool_core::join(
+        || fork_join(shared, left, depth - 1),
+        || fork_join(shared, right, depth - 1),
+    );
+}
+
 fn drive(pool: Handle, shared: Arc<Shared>, seed: u64) {
     let mut rng = Rng::new(seed);
     let mut next_id = 0u64;
@@ -313,6 +337,22 @@ fn drive(pool: Handle, shared: Arc<Shared>, seed: u64) {
                         }
                     }
                 }
+                Pattern::ForkJoin => {
+                    let leaves = (1u64 << FORK_JOIN_DEPTH) as f64;
+                    while budget >= leaves {
+                        budget -= leaves;
+                        let s = Arc::clone(&shared);
+                        let root = rng.next_u64();
+                        shared.spawned.fetch_add(1, Ordering::Relaxed);
+                        let tree = move || {
+                            let _finish = Finish(Arc::clone(&s));
+                            fork_join(&s, root, FORK_JOIN_DEPTH);
+                        };
+                        if pool.try_spawn(tree).is_err() {
+                            return;
+                        }
+                    }
+                }
                 Pattern::FanOut => {
                     let size = tree_size(FAN_OUT_DEPTH) as f64;
                     while budget >= size {
@@ -373,6 +413,27 @@ mod tests {
         assert_eq!(stats.spawned, stats.finished, "{stats:?}");
         assert!(stats.panicked > 0 || pool.panic_count() == 0);
         assert_eq!(pool.panic_count() as u64, stats.panicked);
+    }
+
+    #[test]
+    fn the_fork_join_pattern_forks_a_whole_tree_of_joins_per_task() {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(2)
+            .with_thread_name("load-fj")
+            .build();
+        let mut load = LoadGenerator::start(pool.handle(), Pattern::ForkJoin, 5_000, 3).unwrap();
+        wait_until("fork-join trees", || load.stats().finished > 20);
+        load.stop();
+        pool.join();
+        let stats = load.stats();
+        assert_eq!(stats.spawned, stats.finished, "{stats:?}");
+        let m = pool.metrics();
+        let joins: u64 = m.workers.iter().map(|w| w.joins).sum();
+        let joins_per_tree = (1u64 << FORK_JOIN_DEPTH) - 1;
+        assert_eq!(joins, stats.spawned * joins_per_tree, "{m:#?}");
+        let shared: u64 = m.workers.iter().map(|w| w.forks_shared).sum();
+        let stolen: u64 = m.workers.iter().map(|w| w.forks_stolen).sum();
+        assert!(shared > 0 && stolen <= shared, "{m:#?}");
     }
 
     #[test]

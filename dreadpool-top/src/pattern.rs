@@ -18,17 +18,21 @@ pub enum Pattern {
     Mixed,
     /// A share of the tasks panic: respawns, and nothing is lost.
     PanicStorm,
+    /// Tasks that each run a tree of `dreadpool::join`s: forks shared with
+    /// idle workers and stolen.
+    ForkJoin,
 }
 
 impl Pattern {
-    /// Every pattern, in key order (`1`..`6`).
-    pub const ALL: [Pattern; 6] = [
+    /// Every pattern, in key order (`1`..`7`).
+    pub const ALL: [Pattern; 7] = [
         Pattern::Steady,
         Pattern::Bursty,
         Pattern::Skewed,
         Pattern::FanOut,
         Pattern::Mixed,
         Pattern::PanicStorm,
+        Pattern::ForkJoin,
     ];
 
     /// The name used on the command line and in the header.
@@ -40,6 +44,7 @@ impl Pattern {
             Pattern::FanOut => "fan-out",
             Pattern::Mixed => "mixed",
             Pattern::PanicStorm => "panic-storm",
+            Pattern::ForkJoin => "fork-join",
         }
     }
 
@@ -52,6 +57,7 @@ impl Pattern {
             Pattern::FanOut => "recursive task trees",
             Pattern::Mixed => "long tasks among short ones",
             Pattern::PanicStorm => "a share of tasks panic: respawns",
+            Pattern::ForkJoin => "join trees: forks shared, stolen",
         }
     }
 
@@ -64,6 +70,7 @@ impl Pattern {
             Pattern::FanOut => '4',
             Pattern::Mixed => '5',
             Pattern::PanicStorm => '6',
+            Pattern::ForkJoin => '7',
         }
     }
 
@@ -130,7 +137,8 @@ mod tests {
             assert_eq!(Pattern::from_key(p.key()), Some(p));
             assert_eq!(Pattern::from_index(p.to_index()), p);
         }
-        assert_eq!(Pattern::from_key('7'), None);
+        assert_eq!(Pattern::from_key('7'), Some(Pattern::ForkJoin));
+        assert_eq!(Pattern::from_key('8'), None);
         assert_eq!(Pattern::from_key('0'), None);
     }
 

@@ -217,6 +217,9 @@ pub fn to_sample(interval: &Interval, before: Option<&Snapshot>, now: &Snapshot)
                 noop_wakeups: s.noop_wakeups,
                 respawns: s.respawns,
                 panics: s.panics,
+                joins: s.joins,
+                forks_shared: s.forks_shared,
+                forks_stolen: s.forks_stolen,
             });
             WorkerSample {
                 index: w.index,
@@ -230,6 +233,9 @@ pub fn to_sample(interval: &Interval, before: Option<&Snapshot>, now: &Snapshot)
                 sleeps_per_sec: w.sleeps_per_sec,
                 wakeups_per_sec: w.wakeups_per_sec,
                 noop_wakeups_per_sec: w.noop_wakeups_per_sec,
+                joins_per_sec: w.joins_per_sec,
+                forks_shared_per_sec: w.forks_shared_per_sec,
+                forks_stolen_per_sec: w.forks_stolen_per_sec,
                 busy_ratio: w.busy_ratio,
                 stolen_from: w.stolen_from.clone(),
                 totals,
@@ -256,6 +262,7 @@ pub fn to_sample(interval: &Interval, before: Option<&Snapshot>, now: &Snapshot)
         sleeps_per_sec: interval.sleeps_per_sec,
         wakeups_per_sec: interval.wakeups_per_sec,
         noop_wakeups_per_sec: interval.noop_wakeups_per_sec,
+        joins_per_sec: interval.joins_per_sec,
         schedule_delay: quantiles(&interval.schedule_delay),
         run_time: quantiles(&interval.run_time),
         schedule_delay_total: quantiles(&interval.schedule_delay_total),

@@ -157,18 +157,60 @@ fn wait_exit(file: &std::path::Path, tmux: &Tmux) -> String {
     }
 }
 
-/// The number after `label` in the header (`done 12345`, `respawns 3`),
-/// reading `k` and `M` suffixes.
-fn header_number(screen: &str, label: &str) -> Option<f64> {
-    let header: String = screen.lines().take(3).collect::<Vec<_>>().join(" ");
-    let rest = &header[header.find(label)? + label.len()..];
-    let token = rest.split_whitespace().next()?;
+/// A figure as the dashboard prints it (`812`, `4.58k`, `1.2M`).
+fn figure(token: &str) -> Option<f64> {
     let (digits, scale) = match token.chars().last()? {
         'k' => (&token[..token.len() - 1], 1e3),
         'M' => (&token[..token.len() - 1], 1e6),
         _ => (token, 1.0),
     };
     digits.parse::<f64>().ok().map(|v| v * scale)
+}
+
+/// The number after `label` in the header (`done 12345`, `respawns 3`),
+/// reading `k` and `M` suffixes.
+fn header_number(screen: &str, label: &str) -> Option<f64> {
+    let header: String = screen.lines().take(3).collect::<Vec<_>>().join(" ");
+    let rest = &header[header.find(label)? + label.len()..];
+    figure(rest.split_whitespace().next()?)
+}
+
+/// The worker table's figures in the column titled `title`, one per
+/// worker row (`None` when the table does not show the column). Titles and
+/// figures are right-aligned: a figure ends where its title does.
+fn table_column(screen: &str, title: &str) -> Option<Vec<f64>> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let title: Vec<char> = title.chars().collect();
+    let (header, start) = lines.iter().enumerate().find_map(|(i, l)| {
+        if !l.iter().collect::<String>().contains("state") {
+            return None;
+        }
+        l.windows(title.len())
+            .position(|w| w == title.as_slice())
+            .map(|at| (i, at))
+    })?;
+    let end = start + title.len();
+    let rows = lines[header + 1..]
+        .iter()
+        .take_while(|l| l.iter().collect::<String>().contains(" w"))
+        .map(|l| {
+            let cell: String = l[..end.min(l.len())].iter().collect();
+            cell.split_whitespace()
+                .last()
+                .and_then(figure)
+                .unwrap_or(0.0)
+        })
+        .collect();
+    Some(rows)
+}
+
+/// The total in the detail view's row labelled `label`.
+fn detail_total(screen: &str, label: &str) -> Option<f64> {
+    let line = screen
+        .lines()
+        .find(|l| l.starts_with(&format!("│{label} ")))?;
+    let rest = &line[line.find(label)? + label.len()..];
+    figure(rest.split_whitespace().nth(1)?)
 }
 
 fn worker_rows(screen: &str, threads: usize) -> bool {
@@ -199,11 +241,29 @@ fn the_demo_runs_switches_to_the_panic_storm_and_quits_cleanly() {
     assert!(first.contains("load steady"), "{first}");
     // No room for the timeline at 80x24: it collapses, the rest stays.
     assert!(!first.contains(" Timeline "), "{first}");
+    // The fork-join columns are the first to give way at 80 columns.
+    assert!(table_column(&first, "tasks/s").is_some(), "{first}");
+    assert!(table_column(&first, "join/s").is_none(), "{first}");
     let done_before = header_number(&first, "done ").unwrap();
     let second = tmux.wait_for("the task counter to grow", |s| {
         header_number(s, "done ").is_some_and(|n| n > done_before)
     });
     assert!(worker_rows(&second, 4), "{second}");
+
+    // Fork-join load: the table still fits, and the selected worker's
+    // detail counts its joins.
+    tmux.keys("7");
+    let joins = tmux.wait_for("the fork-join load", |s| {
+        s.contains("load fork-join") && worker_rows(s, 4)
+    });
+    assert!(table_column(&joins, "join/s").is_none(), "{joins}");
+    tmux.keys("Enter");
+    tmux.wait_for("joins in the worker's detail", |s| {
+        detail_total(s, "joins").is_some_and(|n| n > 0.0)
+            && detail_total(s, "forks stolen").is_some()
+    });
+    tmux.keys("Escape");
+    tmux.wait_for("the detail to close", |s| !s.contains("stole from"));
 
     // The panic storm: respawns are counted, and the log shows panics.
     tmux.keys("6");
@@ -228,6 +288,43 @@ fn the_demo_runs_switches_to_the_panic_storm_and_quits_cleanly() {
     });
     tmux.keys("Escape");
     tmux.wait_for("the detail to close", |s| !s.contains("stole from"));
+
+    tmux.keys("q");
+    assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
+}
+
+#[test]
+fn the_fork_join_load_shows_joins_and_stolen_forks_per_worker() {
+    require_tmux!();
+    let scratch = Scratch::new("forkjoin");
+    let status = scratch.path("status");
+    let tmux = Tmux::start(
+        "forkjoin",
+        100,
+        30,
+        &command_line(
+            "--threads 4 --refresh 200 --rate 2000 --seed 7 --pattern fork-join",
+            &status,
+        ),
+    );
+    // At 100 columns the table has room for both fork-join columns; under
+    // the fork-join load some worker forks joins, and some worker runs
+    // forks that a peer shared (a worker keeps its oldest fork shared, and
+    // most of the pool is idle at this rate). Each may take a few
+    // intervals: wait for each on its own.
+    let nonzero = |s: &str, title: &str| {
+        table_column(s, title).is_some_and(|v| v.len() == 4 && v.iter().any(|&x| x > 0.0))
+    };
+    let screen = tmux.wait_for("joins per second in the table", |s| {
+        s.contains("load fork-join") && nonzero(s, "join/s")
+    });
+    assert!(
+        header_number(&screen, "joins/s ").is_some_and(|n| n > 0.0),
+        "{screen}"
+    );
+    tmux.wait_for("stolen forks per second in the table", |s| {
+        nonzero(s, "fstln/s")
+    });
 
     tmux.keys("q");
     assert_eq!(wait_exit(&status, &tmux), "EXIT=0");

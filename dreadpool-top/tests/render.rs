@@ -254,7 +254,7 @@ fn attached_header_shows_pools_and_the_connection() {
     assert!(lines[2].contains("connection lost"));
     assert!(lines[2].contains("demo") && lines[2].contains("batch"));
     row_with(&lines, "Tab pool");
-    assert!(!lines.iter().any(|l| l.contains("1-6 load")));
+    assert!(!lines.iter().any(|l| l.contains("1-7 load")));
 }
 
 /// The first row, and the style of the marker's first cell in it.

@@ -33,6 +33,9 @@
 //! | `dreadpool_noop_wakeups_total` | counter | pool, worker | wakeups that found nothing |
 //! | `dreadpool_respawns_total` | counter | pool, worker | threads replaced after a panic |
 //! | `dreadpool_panics_total` | counter | pool, worker | task panics |
+//! | `dreadpool_joins_total` | counter | pool, worker | `dreadpool::join`s forked on the worker |
+//! | `dreadpool_forks_shared_total` | counter | pool, worker | of those, forks the worker shared with idle workers (the rest ran inline) |
+//! | `dreadpool_forks_stolen_total` | counter | pool, worker | forks shared by peers that the worker took and ran |
 //! | `dreadpool_busy_seconds` | gauge, only rises | pool, worker | time spent running tasks since the pool started: `rate()` of it is the busy ratio |
 //! | `dreadpool_threads` | gauge | pool | workers |
 //! | `dreadpool_uptime_seconds` | gauge | pool | time since the pool started |
@@ -49,6 +52,14 @@
 //! `state` is one of `running`, `searching`, `sleeping`, `respawning`,
 //! `stopped` (and `unknown`, only while some worker is in a state this
 //! version does not know).
+//!
+//! Fork-join: a shared fork is counted as a task (in
+//! `dreadpool_tasks_spawned_local_total` of its owner, and in
+//! `dreadpool_tasks_run_total` of the worker that ran it); a fork run
+//! inline is not. A stolen fork is not a steal: it is counted in
+//! `dreadpool_forks_stolen_total` only, not in the `steals_*` and
+//! `tasks_stolen` counters. `rate(dreadpool_forks_stolen_total)` over
+//! `rate(dreadpool_joins_total)` is the share of joins that ran in parallel.
 //!
 //! ## The histograms
 //!
@@ -86,14 +97,14 @@
 //! [`Buckets`] (`H` = [`Buckets::series`], 196 by default):
 //!
 //! ```text
-//! 12 + 19 W + 2 H + (W (W - 1) if W <= 16, else 0)
-//! = 404 + 19 W + W (W - 1)     (W <= 16; 4 workers: 492, 16 workers: 948)
-//! = 404 + 19 W                 (W > 16; 64 workers: 1620)
+//! 12 + 22 W + 2 H + (W (W - 1) if W <= 16, else 0)
+//! = 404 + 22 W + W (W - 1)     (W <= 16; 4 workers: 504, 16 workers: 996)
+//! = 404 + 22 W                 (W > 16; 64 workers: 1812)
 //! ```
 //!
 //! 12 per pool (schema info, external spawns, threads, uptime, global queue
-//! depth, pending tasks, busy ratio and 5 `dreadpool_workers` states), 19
-//! per worker (11 counters, busy seconds, local queue depth, busy ratio and
+//! depth, pending tasks, busy ratio and 5 `dreadpool_workers` states), 22
+//! per worker (14 counters, busy seconds, local queue depth, busy ratio and
 //! 5 `dreadpool_worker_state` states), the two histograms, and the steal
 //! matrix, the one quadratic term, published only up to
 //! [`Options::DEFAULT_STEAL_MATRIX_MAX_WORKERS`] workers unless opted in
@@ -102,6 +113,16 @@
 //!
 //! ## Changelog
 //!
+//! New names alone do not change the version (a query written for it still
+//! finds what it found); they are listed under the version they joined.
+//!
+//! - **2** (this version), addition: `dreadpool_joins_total`,
+//!   `dreadpool_forks_shared_total` and `dreadpool_forks_stolen_total`,
+//!   counters per worker for fork-join (`dreadpool::join`). Series per
+//!   worker grow from 19 to 22 (see the formula above). A shared fork
+//!   counts as a task in `dreadpool_tasks_spawned_local_total` and
+//!   `dreadpool_tasks_run_total` (an inline one does not), so a pool that
+//!   forks no join publishes what it did before.
 //! - **2** (this version): `dreadpool_schedule_delay_seconds` and
 //!   `dreadpool_run_time_seconds` are histograms (`_bucket`, `_sum`,
 //!   `_count`), per pool, cumulative since the pool started. They replace
@@ -218,6 +239,21 @@ pub fn describe() {
         "Times the worker's thread was replaced after a panic."
     );
     describe_counter!(PANICS, Unit::Count, "Task panics on the worker.");
+    describe_counter!(
+        JOINS,
+        Unit::Count,
+        "dreadpool::join calls forked on the worker."
+    );
+    describe_counter!(
+        FORKS_SHARED,
+        Unit::Count,
+        "Forks of the worker's joins that it shared with idle workers (the rest ran inline)."
+    );
+    describe_counter!(
+        FORKS_STOLEN,
+        Unit::Count,
+        "Forks shared by other workers that the worker took and ran."
+    );
     describe_gauge!(
         BUSY,
         Unit::Seconds,
@@ -306,7 +342,7 @@ pub fn publish_snapshot_with(snapshot: &Snapshot, options: &Options) {
 
 fn publish_worker(pool: &str, w: &WorkerSnapshot, steal_matrix: bool) {
     let labels = [("pool", pool.to_string()), ("worker", w.index.to_string())];
-    let counters: [(&'static str, u64); 11] = [
+    let counters: [(&'static str, u64); 14] = [
         (TASKS_RUN, w.tasks_run),
         (TASKS_SPAWNED_LOCAL, w.tasks_spawned_local),
         (GLOBAL_PULLS, w.global_pulls),
@@ -318,6 +354,9 @@ fn publish_worker(pool: &str, w: &WorkerSnapshot, steal_matrix: bool) {
         (NOOP_WAKEUPS, w.noop_wakeups),
         (RESPAWNS, w.respawns),
         (PANICS, w.panics),
+        (JOINS, w.joins),
+        (FORKS_SHARED, w.forks_shared),
+        (FORKS_STOLEN, w.forks_stolen),
     ];
     for (name, value) in counters {
         counter!(name, &labels).absolute(value);
@@ -471,6 +510,61 @@ mod tests {
         assert_eq!(tasks_run, 100);
     }
 
+    #[test]
+    fn join_and_fork_counters_are_published_per_worker() {
+        let workers = (0..2)
+            .map(|index| WorkerSnapshot {
+                index,
+                joins: 1_000 * (index as u64 + 1),
+                forks_shared: 10 + index as u64,
+                forks_stolen: 7 - index as u64,
+                stolen_from: vec![0, 0],
+                ..WorkerSnapshot::default()
+            })
+            .collect();
+        let snapshot = Snapshot {
+            name: "fj".into(),
+            threads: 2,
+            workers,
+            ..Snapshot::default()
+        };
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::with_local_recorder(&recorder, || publish_snapshot(&snapshot));
+        let mut seen = Vec::new();
+        for (key, _, _, value) in snapshotter.snapshot().into_vec() {
+            let name = key.key().name();
+            if ![JOINS, FORKS_SHARED, FORKS_STOLEN].contains(&name) {
+                continue;
+            }
+            let DebugValue::Counter(n) = value else {
+                panic!("{name} is not a counter");
+            };
+            let label = |k: &str| {
+                key.key()
+                    .labels()
+                    .find(|l| l.key() == k)
+                    .map(|l| l.value().to_string())
+            };
+            assert_eq!(label("pool").as_deref(), Some("fj"));
+            let worker: u64 = label("worker").expect("a worker label").parse().unwrap();
+            seen.push((name.to_string(), worker, n));
+        }
+        seen.sort();
+        let want = |name: &str, w: u64, n: u64| (name.to_string(), w, n);
+        assert_eq!(
+            seen,
+            vec![
+                want(FORKS_SHARED, 0, 10),
+                want(FORKS_SHARED, 1, 11),
+                want(FORKS_STOLEN, 0, 7),
+                want(FORKS_STOLEN, 1, 6),
+                want(JOINS, 0, 1_000),
+                want(JOINS, 1, 2_000),
+            ]
+        );
+    }
+
     /// Publishes `pool` through a fresh debugging recorder, sampling
     /// `samples` times with `options`; returns the recorder's snapshot.
     fn published(
@@ -511,7 +605,7 @@ mod tests {
                 .filter(|(_, v)| matches!(v, DebugValue::Histogram(_)))
                 .count();
             let series = all.len() - histograms;
-            let mut want = 12 + 19 * workers;
+            let mut want = 12 + 22 * workers;
             if matrix {
                 want += workers * (workers - 1);
             }

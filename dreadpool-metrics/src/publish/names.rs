@@ -39,6 +39,15 @@ pub const NOOP_WAKEUPS: &str = "dreadpool_noop_wakeups_total";
 pub const RESPAWNS: &str = "dreadpool_respawns_total";
 /// Counter: task panics (pool, worker).
 pub const PANICS: &str = "dreadpool_panics_total";
+/// Counter: [`join`](dreadpool_core::join)s forked on the worker (pool,
+/// worker).
+pub const JOINS: &str = "dreadpool_joins_total";
+/// Counter: of the worker's joins, the forks it shared with idle workers
+/// (pool, worker); the rest ran inline.
+pub const FORKS_SHARED: &str = "dreadpool_forks_shared_total";
+/// Counter: forks shared by peers that the worker took and ran (pool,
+/// worker).
+pub const FORKS_STOLEN: &str = "dreadpool_forks_stolen_total";
 /// Gauge, monotonic: seconds spent running tasks since the pool started
 /// (pool, worker). Read it with `rate()`. A gauge because metrics-rs
 /// counters hold integers and a whole-second counter would be too coarse
@@ -76,7 +85,7 @@ pub const RUN_TIME: &str = "dreadpool_run_time_seconds";
 pub const HISTOGRAMS: [&str; 2] = [SCHEDULE_DELAY, RUN_TIME];
 
 /// Every name above.
-pub const ALL: [&str; 26] = [
+pub const ALL: [&str; 29] = [
     SCHEMA_INFO,
     TASKS_RUN,
     TASKS_SPAWNED_LOCAL,
@@ -91,6 +100,9 @@ pub const ALL: [&str; 26] = [
     NOOP_WAKEUPS,
     RESPAWNS,
     PANICS,
+    JOINS,
+    FORKS_SHARED,
+    FORKS_STOLEN,
     BUSY,
     THREADS,
     UPTIME,

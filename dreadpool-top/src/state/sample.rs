@@ -94,6 +94,12 @@ pub struct WorkerSample {
     pub wakeups_per_sec: f64,
     /// Wakeups that found nothing, per second.
     pub noop_wakeups_per_sec: f64,
+    /// `dreadpool::join`s forked per second.
+    pub joins_per_sec: f64,
+    /// Forks of its joins shared with idle workers, per second.
+    pub forks_shared_per_sec: f64,
+    /// Forks shared by peers that it took and ran, per second.
+    pub forks_stolen_per_sec: f64,
     /// Share of the interval spent running tasks, 0.0 to 1.0.
     pub busy_ratio: f64,
     /// `stolen_from[victim]`: tasks this worker stole from each peer in the
@@ -128,6 +134,12 @@ pub struct WorkerTotals {
     pub respawns: u64,
     /// Task panics.
     pub panics: u64,
+    /// `dreadpool::join`s forked.
+    pub joins: u64,
+    /// Forks of its joins shared with idle workers.
+    pub forks_shared: u64,
+    /// Forks shared by peers that it took and ran.
+    pub forks_stolen: u64,
 }
 
 /// One pool over one interval.
@@ -167,6 +179,8 @@ pub struct PoolSample {
     pub wakeups_per_sec: f64,
     /// No-op wakeups per second, all workers.
     pub noop_wakeups_per_sec: f64,
+    /// Joins forked per second, all workers.
+    pub joins_per_sec: f64,
     /// Schedule delay (spawn to start) in the interval.
     pub schedule_delay: Quantiles,
     /// Run time in the interval.

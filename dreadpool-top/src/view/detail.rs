@@ -48,77 +48,156 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         (inner, Rect::default())
     };
     let t = &w.totals;
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled(format!("{:<14}", ""), theme::label()),
-            Span::styled(format!("{:>8}", "per s"), theme::label()),
-            Span::styled(format!("{:>10}", "total"), theme::label()),
-        ]),
-        row(
-            "tasks run",
-            format::rate(w.tasks_per_sec),
-            format::count(t.tasks_run),
+    // (line, drop order: on a short terminal, higher goes first)
+    let mut lines: Vec<(Line<'static>, u8)> = vec![
+        (
+            Line::from(vec![
+                Span::styled(format!("{:<14}", ""), theme::label()),
+                Span::styled(format!("{:>8}", "per s"), theme::label()),
+                Span::styled(format!("{:>10}", "total"), theme::label()),
+            ]),
+            0,
         ),
-        row(
-            "steal attempts",
-            format::rate(w.steals_attempted_per_sec),
-            format::count(t.steals_attempted),
+        (
+            row(
+                "tasks run",
+                format::rate(w.tasks_per_sec),
+                format::count(t.tasks_run),
+            ),
+            0,
         ),
-        row(
-            "steals ok",
-            format::rate(w.steals_succeeded_per_sec),
-            format::count(t.steals_succeeded),
+        (
+            row(
+                "steal attempts",
+                format::rate(w.steals_attempted_per_sec),
+                format::count(t.steals_attempted),
+            ),
+            0,
         ),
-        row(
-            "tasks stolen",
-            format::rate(w.tasks_stolen_per_sec),
-            format::count(t.tasks_stolen),
+        (
+            row(
+                "steals ok",
+                format::rate(w.steals_succeeded_per_sec),
+                format::count(t.steals_succeeded),
+            ),
+            0,
         ),
-        row(
-            "sleeps",
-            format::rate(w.sleeps_per_sec),
-            format::count(t.sleeps),
+        (
+            row(
+                "tasks stolen",
+                format::rate(w.tasks_stolen_per_sec),
+                format::count(t.tasks_stolen),
+            ),
+            0,
         ),
-        row(
-            "wakeups",
-            format::rate(w.wakeups_per_sec),
-            format::count(t.wakeups),
+        (
+            row(
+                "joins",
+                format::rate(w.joins_per_sec),
+                format::count(t.joins),
+            ),
+            0,
         ),
-        row(
-            "noop wakeups",
-            format::rate(w.noop_wakeups_per_sec),
-            format::count(t.noop_wakeups),
+        (
+            row(
+                "forks shared",
+                format::rate(w.forks_shared_per_sec),
+                format::count(t.forks_shared),
+            ),
+            1,
         ),
-        row("respawns", String::new(), format::count(t.respawns)),
-        row("panics", String::new(), format::count(t.panics)),
-        row(
-            "local queue",
-            format::count(w.local_queue_depth as u64),
-            String::new(),
+        (
+            row(
+                "forks stolen",
+                format::rate(w.forks_stolen_per_sec),
+                format::count(t.forks_stolen),
+            ),
+            0,
         ),
-        row("busy", format::percent(Some(w.busy_ratio)), String::new()),
-        row(
-            "steal success",
-            format::percent(w.steal_success_ratio),
-            String::new(),
+        (
+            row(
+                "sleeps",
+                format::rate(w.sleeps_per_sec),
+                format::count(t.sleeps),
+            ),
+            0,
         ),
-        Line::raw(""),
-        Line::from(Span::styled("latency   p50    p99    max", theme::label())),
+        (
+            row(
+                "wakeups",
+                format::rate(w.wakeups_per_sec),
+                format::count(t.wakeups),
+            ),
+            0,
+        ),
+        (
+            row(
+                "noop wakeups",
+                format::rate(w.noop_wakeups_per_sec),
+                format::count(t.noop_wakeups),
+            ),
+            0,
+        ),
+        (row("respawns", String::new(), format::count(t.respawns)), 0),
+        (row("panics", String::new(), format::count(t.panics)), 0),
+        (
+            row(
+                "local queue",
+                format::count(w.local_queue_depth as u64),
+                String::new(),
+            ),
+            0,
+        ),
+        (
+            row("busy", format::percent(Some(w.busy_ratio)), String::new()),
+            0,
+        ),
+        (
+            row(
+                "steal success",
+                format::percent(w.steal_success_ratio),
+                String::new(),
+            ),
+            0,
+        ),
+        (Line::raw(""), 2),
+        (
+            Line::from(Span::styled("latency   p50    p99    max", theme::label())),
+            0,
+        ),
     ];
     for (label, q) in [("sched", &w.schedule_delay), ("run", &w.run_time)] {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{label:<6}"), theme::label()),
-            Span::styled(
-                format!(
-                    "{:>7}{:>7}{:>7}",
-                    format::latency(q.p50),
-                    format::latency(q.p99),
-                    format::latency(q.max)
+        lines.push((
+            Line::from(vec![
+                Span::styled(format!("{label:<6}"), theme::label()),
+                Span::styled(
+                    format!(
+                        "{:>7}{:>7}{:>7}",
+                        format::latency(q.p50),
+                        format::latency(q.p99),
+                        format::latency(q.max)
+                    ),
+                    theme::value(),
                 ),
-                theme::value(),
-            ),
-        ]));
+            ]),
+            0,
+        ));
     }
+    // At 80x24 the blank line and the forks shared (the table's columns
+    // are joins and stolen forks) give way, so that the latency stays.
+    while lines.len() > usize::from(left.height) {
+        let Some(pos) = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, drop))| *drop > 0)
+            .max_by_key(|(_, (_, drop))| *drop)
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        lines.remove(pos);
+    }
+    let lines: Vec<Line> = lines.into_iter().map(|(line, _)| line).collect();
     frame.render_widget(Paragraph::new(lines), left);
     if !two {
         return;

@@ -38,7 +38,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ("⏎", "detail"),
                 ("s", "sort"),
                 ("␣", "pause"),
-                ("1-6", "load"),
+                ("1-7", "load"),
                 ("+-", "rate"),
                 ("r", "record"),
                 ("?", "help"),

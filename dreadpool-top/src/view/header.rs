@@ -115,6 +115,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             ("panics ", format::count(p.panics), alarm(p.panics), 0),
             ("respawns ", format::count(p.respawns), alarm(p.respawns), 0),
         ];
+        // Fork-join work, only when there is some (first to give way).
+        if p.joins_per_sec > 0.0 {
+            pairs.insert(
+                4,
+                ("joins/s ", format::rate(p.joins_per_sec), theme::value(), 4),
+            );
+        }
         let width = |pairs: &[(&str, String, Style, u8)]| {
             1 + pairs
                 .iter()
@@ -160,7 +167,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             };
             line.push(Span::styled(rate_text, theme::value()));
             line.push(Span::styled(format!("  seed {seed}"), theme::dim()));
-            line.push(Span::styled("   1-6 pattern  +/- rate", theme::dim()));
+            line.push(Span::styled("   1-7 pattern  +/- rate", theme::dim()));
         }
         Mode::Attach { addr, link } => {
             line.push(Span::styled("attached ", theme::label()));

@@ -17,6 +17,10 @@ const COLUMNS: &[(&str, &str)] = &[
     ),
     ("stoln/s", "tasks taken by steals (batches count each task)"),
     (
+        "join/s fstln/s",
+        "joins forked; forks of peers' joins taken and run",
+    ),
+    (
         "slp/s wake/s noop/s",
         "parks; wakeups that found work / nothing",
     ),
@@ -37,7 +41,12 @@ pub fn render(_app: &App, frame: &mut Frame, area: Rect) {
         ]));
     }
     let tall = area.height >= 34;
-    lines.push(Line::raw(""));
+    // The blank line before the patterns gives way first on a short
+    // terminal (80x24), so that the footer stays in view.
+    let with_blank = lines.len() + 1 + 1 + Pattern::ALL.len() + 2;
+    if tall || with_blank < usize::from(area.height) {
+        lines.push(Line::raw(""));
+    }
     lines.push(Line::from(Span::styled(
         " load patterns (demo)",
         theme::title(),

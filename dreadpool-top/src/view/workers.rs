@@ -115,7 +115,7 @@ const COLUMNS: &[Column] = &[
     Column {
         title: "ok/s",
         width: 6,
-        drop_rank: 10,
+        drop_rank: 12,
         sort: None,
         cell: |c, _| rate_cell(c.worker.steals_succeeded_per_sec),
     },
@@ -138,6 +138,22 @@ const COLUMNS: &[Column] = &[
         sort: Some(SortKey::Stolen),
         cell: |c, _| rate_cell(c.worker.tasks_stolen_per_sec),
     },
+    // Fork-join: joins this worker forked, and forks of its peers' joins
+    // that it took and ran (its share of their parallelism).
+    Column {
+        title: "join/s",
+        width: 6,
+        drop_rank: 10,
+        sort: None,
+        cell: |c, _| rate_cell(c.worker.joins_per_sec),
+    },
+    Column {
+        title: "fstln/s",
+        width: 7,
+        drop_rank: 11,
+        sort: None,
+        cell: |c, _| rate_cell(c.worker.forks_stolen_per_sec),
+    },
     Column {
         title: "slp/s",
         width: 6,
@@ -148,14 +164,14 @@ const COLUMNS: &[Column] = &[
     Column {
         title: "wake/s",
         width: 6,
-        drop_rank: 11,
+        drop_rank: 13,
         sort: None,
         cell: |c, _| rate_cell(c.worker.wakeups_per_sec),
     },
     Column {
         title: "noop/s",
         width: 6,
-        drop_rank: 12,
+        drop_rank: 14,
         sort: None,
         cell: |c, _| rate_cell(c.worker.noop_wakeups_per_sec),
     },
@@ -300,11 +316,22 @@ mod tests {
         }
         for (c, _) in fit(78) {
             assert!(
-                !["ok/s", "wake/s", "noop/s"].contains(&c.title),
+                !["ok/s", "wake/s", "noop/s", "join/s", "fstln/s"].contains(&c.title),
                 "{} kept",
                 c.title
             );
         }
+        // The fork-join columns come back before the redundant ones, as
+        // soon as there is room: join/s first, then the stolen forks.
+        let titles = |w: u16| -> Vec<&str> { fit(w).iter().map(|(c, _)| c.title).collect() };
+        assert_eq!(fit(78).len() + 1, fit(85).len());
+        assert!(titles(85).contains(&"join/s") && !titles(85).contains(&"fstln/s"));
+        assert!(titles(93).contains(&"fstln/s") && !titles(93).contains(&"ok/s"));
+        // Beside the steal columns, in display order.
+        let wide = titles(200);
+        let at = |t: &str| wide.iter().position(|&x| x == t).unwrap();
+        assert_eq!(at("join/s"), at("stoln/s") + 1);
+        assert_eq!(at("fstln/s"), at("join/s") + 1);
         for width in [30, 50, 78, 100, 158, 200] {
             let used: u16 = fit(width).iter().map(|(_, w)| w + 1).sum::<u16>();
             assert!(used <= width, "{used} > {width}");
