@@ -103,7 +103,7 @@ pub struct WorkerInterval {
     pub tasks_per_sec: f64,
     /// Tasks its tasks spawned into its local queue.
     pub tasks_spawned_local: u64,
-    /// Tasks it took from the global queue.
+    /// Tasks spawned from outside the pool that it ran.
     pub global_pulls: u64,
     /// Steal attempts.
     pub steals_attempted: u64,
@@ -282,7 +282,7 @@ pub struct Interval {
     pub tasks_run: u64,
     /// Tasks finished per second.
     pub tasks_per_sec: f64,
-    /// Tasks taken from the global queue.
+    /// Tasks spawned from outside the pool that ran.
     pub global_pulls: u64,
     /// Steal attempts.
     pub steals_attempted: u64,

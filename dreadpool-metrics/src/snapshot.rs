@@ -267,7 +267,8 @@ pub struct WorkerSnapshot {
     /// Tasks its tasks spawned into its own local queue, and forks it
     /// shared.
     pub tasks_spawned_local: u64,
-    /// Tasks it took from the global queue (batches included).
+    /// Tasks spawned from outside the pool that it ran (counted where
+    /// they ran, wherever they were pulled).
     pub global_pulls: u64,
     /// Steal attempts on a peer's queue.
     pub steals_attempted: u64,

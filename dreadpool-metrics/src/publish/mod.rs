@@ -23,7 +23,7 @@
 //! | `dreadpool_tasks_run_total` | counter | pool, worker | tasks finished |
 //! | `dreadpool_tasks_spawned_local_total` | counter | pool, worker | tasks spawned by tasks into the worker's queue |
 //! | `dreadpool_tasks_spawned_external_total` | counter | pool | tasks spawned from outside |
-//! | `dreadpool_global_pulls_total` | counter | pool, worker | tasks taken from the global queue, or handed over by an outside spawn |
+//! | `dreadpool_global_pulls_total` | counter | pool, worker | tasks spawned from outside the pool that this worker ran |
 //! | `dreadpool_steals_attempted_total` | counter | pool, worker | steal attempts |
 //! | `dreadpool_steals_succeeded_total` | counter | pool, worker | steals that took a task |
 //! | `dreadpool_tasks_stolen_total` | counter | pool, worker | tasks taken by steals |
@@ -200,7 +200,7 @@ pub fn describe() {
     describe_counter!(
         GLOBAL_PULLS,
         Unit::Count,
-        "Tasks the worker took from the global queue."
+        "Tasks spawned from outside the pool that the worker ran."
     );
     describe_counter!(
         STEALS_ATTEMPTED,

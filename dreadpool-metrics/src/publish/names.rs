@@ -18,7 +18,7 @@ pub const TASKS_RUN: &str = "dreadpool_tasks_run_total";
 pub const TASKS_SPAWNED_LOCAL: &str = "dreadpool_tasks_spawned_local_total";
 /// Counter: tasks spawned from outside (pool).
 pub const TASKS_SPAWNED_EXTERNAL: &str = "dreadpool_tasks_spawned_external_total";
-/// Counter: tasks taken from the global queue (pool, worker).
+/// Counter: tasks spawned from outside the pool that the worker ran (pool, worker).
 pub const GLOBAL_PULLS: &str = "dreadpool_global_pulls_total";
 /// Counter: steal attempts (pool, worker).
 pub const STEALS_ATTEMPTED: &str = "dreadpool_steals_attempted_total";
