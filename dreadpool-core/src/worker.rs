@@ -88,27 +88,46 @@ pub(crate) struct WorkerThread {
     own_shared_forks: *const SharedForks,
 }
 
+/// What [`CURRENT`] holds: the worker running on this thread, if any.
+///
+/// Its drop (when the thread's locals are destroyed with a worker still in
+/// it, as after a panic out of the worker loop) clears [`CURRENT_PTR`]
+/// first, so that no destructor running later finds a dangling pointer
+/// there.
+struct CurrentWorker(RefCell<Option<Rc<WorkerThread>>>);
+
+impl Drop for CurrentWorker {
+    fn drop(&mut self) {
+        #[cfg(not(loom))]
+        CURRENT_PTR.with(|ptr| ptr.set(std::ptr::null()));
+    }
+}
+
 #[cfg(not(loom))]
 thread_local! {
-    /// The worker running on this thread, if any. Spawns consult it to push
-    /// into the local queue; it is set for the whole life of the worker loop.
-    static CURRENT: RefCell<Option<Rc<WorkerThread>>> = const { RefCell::new(None) };
+    /// The worker running on this thread, if any: set for the whole life
+    /// of the worker loop. It keeps the worker alive; [`CURRENT_PTR`] is
+    /// how the hot paths reach it.
+    static CURRENT: CurrentWorker = const { CurrentWorker(RefCell::new(None)) };
 }
 
 // loom runs its modelled threads on one OS thread: their thread-locals must
 // be loom's.
 #[cfg(loom)]
 loom::thread_local! {
-    static CURRENT: RefCell<Option<Rc<WorkerThread>>> = RefCell::new(None);
+    static CURRENT: CurrentWorker = CurrentWorker(RefCell::new(None));
 }
 
 #[cfg(not(loom))]
 thread_local! {
-    /// The worker in [`CURRENT`], as a plain pointer, for `join`'s fast
-    /// path: a `const`-initialised cell with no destructor is a single load
-    /// from the thread's TLS block (the `RefCell<Option<Rc<..>>>` needs a
-    /// lazy-initialisation check and a borrow). Set and cleared together with
-    /// `CURRENT`, which keeps the worker alive meanwhile.
+    /// The worker in [`CURRENT`], as a plain pointer, for the hot paths
+    /// (every spawn asks whether its thread is a worker of the pool, and
+    /// `join` which worker it is on): a `const`-initialised cell with no
+    /// destructor is a single load from the thread's TLS block (the
+    /// `RefCell<Option<Rc<..>>>` needs a lazy-initialisation check and a
+    /// borrow; on the spawn path that was about 10 instructions a spawn,
+    /// callgrind). Set and cleared together with `CURRENT`, which keeps the
+    /// worker alive meanwhile.
     static CURRENT_PTR: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -116,7 +135,7 @@ thread_local! {
 fn set_current(worker: Option<Rc<WorkerThread>>) {
     #[cfg(not(loom))]
     CURRENT_PTR.with(|ptr| ptr.set(worker.as_ref().map_or(std::ptr::null(), Rc::as_ptr)));
-    CURRENT.with(|current| *current.borrow_mut() = worker);
+    CURRENT.with(|current| *current.0.borrow_mut() = worker);
 }
 
 /// The worker running on this thread, or null. The pointer stays valid for
@@ -128,6 +147,7 @@ pub(crate) fn current_ptr() -> *const WorkerThread {
     #[cfg(loom)]
     return CURRENT.with(|current| {
         current
+            .0
             .borrow()
             .as_ref()
             .map_or(std::ptr::null(), Rc::as_ptr)
@@ -228,25 +248,25 @@ pub(crate) fn push_if_local<T: IntoTask>(
     task: T,
     envelope: Envelope,
 ) -> Result<(), (T, Envelope)> {
-    let mut unspawned = Some((task, envelope));
-    let _ = CURRENT.try_with(|current| {
-        if let Some(worker) = current.borrow().as_deref() {
-            if std::ptr::eq(&*worker.registry, registry) {
-                if let Some((task, envelope)) = unspawned.take() {
-                    let sampled_at = worker.sampler.sample(&registry.metrics);
-                    if worker.records_tasks() {
-                        worker.push_local_recorded(envelope.into_task(task, sampled_at, true));
-                    } else {
-                        worker.push_local(envelope.into_task(task, sampled_at, false));
-                    }
-                }
-            }
-        }
-    });
-    match unspawned {
-        None => Ok(()),
-        Some(unspawned) => Err(unspawned),
+    let worker = current_ptr();
+    if worker.is_null() {
+        return Err((task, envelope));
     }
+    // SAFETY: non-null, so `CURRENT` holds this worker (the two are set and
+    // cleared together, the pointer first, also when the thread's locals
+    // are destroyed: `CurrentWorker`), and nothing below runs code that
+    // could clear it: making the task and pushing it run no user code.
+    let worker = unsafe { &*worker };
+    if !std::ptr::eq(&*worker.registry, registry) {
+        return Err((task, envelope));
+    }
+    let sampled_at = worker.sampler.sample(&registry.metrics);
+    if worker.records_tasks() {
+        worker.push_local_recorded(envelope.into_task(task, sampled_at, true));
+    } else {
+        worker.push_local(envelope.into_task(task, sampled_at, false));
+    }
+    Ok(())
 }
 
 /// Waits until `latch` is set, or until `deadline`; returns whether it is set.
@@ -281,6 +301,7 @@ pub(crate) fn current_registry() -> Option<Arc<Registry>> {
     CURRENT
         .try_with(|current| {
             current
+                .0
                 .borrow()
                 .as_deref()
                 .map(|worker| Arc::clone(&worker.registry))
@@ -294,7 +315,7 @@ pub(crate) fn current_registry() -> Option<Arc<Registry>> {
 pub(crate) fn current_index(registry: Option<&Registry>) -> Option<usize> {
     CURRENT
         .try_with(|current| {
-            current.borrow().as_deref().and_then(|worker| {
+            current.0.borrow().as_deref().and_then(|worker| {
                 let mine = registry.is_none_or(|r| std::ptr::eq(&*worker.registry, r));
                 mine.then_some(worker.state.index)
             })
@@ -325,7 +346,7 @@ pub(crate) fn run_timed(spawned: std::time::Instant, task: Task) {
 pub(crate) fn current_index_in_pool(pool_id: u64) -> Option<usize> {
     CURRENT
         .try_with(|current| {
-            current.borrow().as_deref().and_then(|worker| {
+            current.0.borrow().as_deref().and_then(|worker| {
                 (worker.registry.flight.pool_id() == pool_id).then_some(worker.state.index)
             })
         })
@@ -336,7 +357,7 @@ pub(crate) fn current_index_in_pool(pool_id: u64) -> Option<usize> {
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 fn with_worker(f: impl FnOnce(&WorkerThread)) {
     let _ = CURRENT.try_with(|current| {
-        if let Some(worker) = current.borrow().as_deref() {
+        if let Some(worker) = current.0.borrow().as_deref() {
             f(worker);
         }
     });
