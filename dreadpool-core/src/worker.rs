@@ -701,6 +701,9 @@ impl WorkerThread {
                     if self.execute(task, until.is_some()) == PanicPolicy::Respawn {
                         return Exit::Respawn;
                     }
+                    if until.is_none() && self.run_local_queue() == PanicPolicy::Respawn {
+                        return Exit::Respawn;
+                    }
                 }
                 None => {
                     if woken {
@@ -733,6 +736,36 @@ impl WorkerThread {
                         Idle::Exit => return Exit::Shutdown,
                     }
                 }
+            }
+        }
+    }
+
+    /// The main loop's common case, in a loop of its own: runs tasks from
+    /// the local queue back to back while it has them, exactly as
+    /// [`find_task`](Self::find_task) would pick them, and returns (for the
+    /// main loop to look further) when it is empty, at the tick on which
+    /// `find_task` looks at the inbox and the global queue first, or when a
+    /// task's panic calls for a respawn.
+    ///
+    /// Out of line: inside `run_loop`, which also carries the searching,
+    /// sleeping and waiting states, LLVM kept the task and the loop's flags
+    /// on the stack and moved the task through it three times per task; the
+    /// `metrics` build's larger state changes made it worse (callgrind
+    /// `--dump-instr`, the nested tree: 43 instructions a task with
+    /// `tracing`, 48 with `metrics`).
+    #[inline(never)]
+    fn run_local_queue(&self) -> PanicPolicy {
+        loop {
+            let tick = self.tick.get().wrapping_add(1);
+            if tick.is_multiple_of(GLOBAL_CHECK_INTERVAL) {
+                return PanicPolicy::Continue;
+            }
+            let Some(task) = self.state.queue.pop() else {
+                return PanicPolicy::Continue;
+            };
+            self.tick.set(tick);
+            if self.execute(task, false) == PanicPolicy::Respawn {
+                return PanicPolicy::Respawn;
             }
         }
     }
