@@ -396,49 +396,47 @@ fn spawning_from_many_threads() {
 
 /// A chain of tasks, each spawning the next into its worker's local queue
 /// until `stop` is set, counting its links (and giving up at `cap`).
-fn local_chain(
-    pool: &'static ThreadPool,
-    stop: &'static AtomicBool,
-    links: &'static AtomicUsize,
-    cap: usize,
-) {
+fn local_chain(pool: Handle, stop: Arc<AtomicBool>, links: Arc<AtomicUsize>, cap: usize) {
     if stop.load(Ordering::Acquire) || links.fetch_add(1, Ordering::Relaxed) >= cap {
         return;
     }
-    pool.spawn(move || local_chain(pool, stop, links, cap));
+    let next = pool.clone();
+    next.spawn(move || local_chain(pool, stop, links, cap));
 }
 
 #[test]
 fn outside_tasks_run_while_a_worker_never_runs_out_of_local_work() {
     // One worker whose local queue is never empty: a task from outside must
     // still get its turn (the worker looks at the global queue every 61
-    // tasks), not wait until the local work is done. The chain gives up
-    // after a million links, so a starved outside task fails the
+    // tasks), not wait until the local work is done. The outside task is
+    // queued while the worker is held in the chain's first task, so it
+    // waits in the global queue before the chain starts, whatever the
+    // thread scheduling (valgrind runs one thread at a time). The chain
+    // gives up after a million links, so a starved outside task fails the
     // assertion instead of hanging the test.
     const CAP: usize = 1_000_000;
-    let pool: &'static ThreadPool = Box::leak(Box::new(pool(1)));
-    let stop: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
-    let links: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
+    let pool = pool(1);
+    let stop = Arc::new(AtomicBool::new(false));
+    let links = Arc::new(AtomicUsize::new(0));
     let (started_tx, started_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let (handle, chain_stop, chain_links) = (pool.handle(), Arc::clone(&stop), Arc::clone(&links));
     pool.spawn(move || {
         started_tx.send(()).unwrap();
-        local_chain(pool, stop, links, CAP);
+        go_rx.recv().unwrap();
+        local_chain(handle, chain_stop, chain_links, CAP);
     });
     started_rx.recv().unwrap();
-    let at_spawn = links.load(Ordering::Relaxed);
-    pool.spawn(move || stop.store(true, Ordering::Release));
+    let stopper = Arc::clone(&stop);
+    pool.spawn(move || stopper.store(true, Ordering::Release));
+    go_tx.send(()).unwrap();
     pool.join();
     let ran = links.load(Ordering::Relaxed);
+    // At most a check interval of links before the worker looks at the
+    // global queue (plus the first).
     assert!(
-        ran < CAP,
-        "the outside task waited for the whole local chain ({ran} links)"
+        ran <= 100,
+        "the outside task waited for {ran} links of local work"
     );
-    // Every link after the outside spawn is one the worker ran before it
-    // looked at the global queue: at most a check interval, plus the links
-    // run while the spawn was on its way.
-    assert!(
-        ran - at_spawn < 10_000,
-        "{} links ran after the outside spawn",
-        ran - at_spawn
-    );
+    assert!(stop.load(Ordering::Acquire));
 }
