@@ -704,6 +704,26 @@ impl Pools {
     }
 }
 
+/// Times one workload on `joiner`: `$work::<F>($arg)` with the joiner's
+/// [`Fork`] (inside the pool's `install` for dreadpool and rayon), or
+/// `$chili(&mut scope, $arg)` in a chili scope opened on the bench thread.
+macro_rules! time_joins {
+    ($joiner:expr, $pools:expr, $work:ident, $chili:ident, $arg:expr) => {
+        match ($joiner, $pools) {
+            (Joiner::Serial, _) => timed(|| $work::<Serial>($arg)),
+            (Joiner::Dreadpool, Some(p)) => {
+                timed(|| p.dreadpool.install(|| $work::<DreadpoolJoin>($arg)))
+            }
+            (Joiner::Rayon, Some(p)) => timed(|| p.rayon.install(|| $work::<RayonJoin>($arg))),
+            (Joiner::Chili, Some(p)) => {
+                let mut scope = p.chili.scope();
+                timed(|| $chili(&mut scope, $arg))
+            }
+            _ => unreachable!("a parallel joiner has its pools"),
+        }
+    };
+}
+
 /// Times `f`.
 fn timed<R>(f: impl FnOnce() -> R) -> (Duration, R) {
     let start = Instant::now();
@@ -843,18 +863,7 @@ impl Bench {
         match scenario {
             "fib" => {
                 let n = sizes.fib;
-                let (took, result) = match (joiner, pools) {
-                    (Joiner::Serial, _) => timed(|| fib::<Serial>(n)),
-                    (Joiner::Dreadpool, Some(p)) => {
-                        timed(|| p.dreadpool.install(|| fib::<DreadpoolJoin>(n)))
-                    }
-                    (Joiner::Rayon, Some(p)) => timed(|| p.rayon.install(|| fib::<RayonJoin>(n))),
-                    (Joiner::Chili, Some(p)) => {
-                        let mut scope = p.chili.scope();
-                        timed(|| fib_chili(&mut scope, n))
-                    }
-                    _ => unreachable!("a parallel joiner has its pools"),
-                };
+                let (took, result) = time_joins!(joiner, pools, fib, fib_chili, n);
                 if result != fib_reference(n) {
                     wrong(&format!("fib({n}) = {result}"));
                 }
@@ -862,20 +871,7 @@ impl Bench {
             }
             "tree" => {
                 let tree = self.tree.as_deref().expect("the tree was built");
-                let (took, result) = match (joiner, pools) {
-                    (Joiner::Serial, _) => timed(|| tree_sum::<Serial>(tree)),
-                    (Joiner::Dreadpool, Some(p)) => {
-                        timed(|| p.dreadpool.install(|| tree_sum::<DreadpoolJoin>(tree)))
-                    }
-                    (Joiner::Rayon, Some(p)) => {
-                        timed(|| p.rayon.install(|| tree_sum::<RayonJoin>(tree)))
-                    }
-                    (Joiner::Chili, Some(p)) => {
-                        let mut scope = p.chili.scope();
-                        timed(|| tree_sum_chili(&mut scope, tree))
-                    }
-                    _ => unreachable!("a parallel joiner has its pools"),
-                };
+                let (took, result) = time_joins!(joiner, pools, tree_sum, tree_sum_chili, tree);
                 if result != tree_reference(sizes.tree_levels) {
                     wrong(&format!("sum {result}"));
                 }
@@ -884,20 +880,7 @@ impl Bench {
             "quicksort" => {
                 let buffer = &mut self.sort_buffer;
                 buffer.copy_from_slice(&self.sort_input);
-                let (took, ()) = match (joiner, pools) {
-                    (Joiner::Serial, _) => timed(|| quicksort::<Serial>(buffer)),
-                    (Joiner::Dreadpool, Some(p)) => {
-                        timed(|| p.dreadpool.install(|| quicksort::<DreadpoolJoin>(buffer)))
-                    }
-                    (Joiner::Rayon, Some(p)) => {
-                        timed(|| p.rayon.install(|| quicksort::<RayonJoin>(buffer)))
-                    }
-                    (Joiner::Chili, Some(p)) => {
-                        let mut scope = p.chili.scope();
-                        timed(|| quicksort_chili(&mut scope, buffer))
-                    }
-                    _ => unreachable!("a parallel joiner has its pools"),
-                };
+                let (took, ()) = time_joins!(joiner, pools, quicksort, quicksort_chili, buffer);
                 if *buffer != self.sort_reference {
                     wrong("not the sorted input");
                 }
@@ -905,20 +888,7 @@ impl Bench {
             }
             "nqueens" => {
                 let n = sizes.queens;
-                let (took, result) = match (joiner, pools) {
-                    (Joiner::Serial, _) => timed(|| nqueens::<Serial>(n)),
-                    (Joiner::Dreadpool, Some(p)) => {
-                        timed(|| p.dreadpool.install(|| nqueens::<DreadpoolJoin>(n)))
-                    }
-                    (Joiner::Rayon, Some(p)) => {
-                        timed(|| p.rayon.install(|| nqueens::<RayonJoin>(n)))
-                    }
-                    (Joiner::Chili, Some(p)) => {
-                        let mut scope = p.chili.scope();
-                        timed(|| nqueens_chili(&mut scope, n))
-                    }
-                    _ => unreachable!("a parallel joiner has its pools"),
-                };
+                let (took, result) = time_joins!(joiner, pools, nqueens, nqueens_chili, n);
                 let expected = queens_reference(n).unwrap_or_else(|| nqueens::<Serial>(n));
                 if result != expected {
                     wrong(&format!("{result} solutions of {n} queens"));
@@ -1111,11 +1081,7 @@ pub fn markdown_table(rows: &[Row]) -> String {
         let target = row
             .target
             .map_or_else(|| "-".to_owned(), |t| format!("vs rayon <= {t}"));
-        let verdict = match row.verdict() {
-            Verdict::Pass => "PASS",
-            Verdict::Miss => "**MISS**",
-            Verdict::NotJudged => "-",
-        };
+        let verdict = row.verdict().markdown();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {target} | {verdict} |",

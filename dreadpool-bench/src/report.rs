@@ -81,6 +81,17 @@ pub enum Verdict {
     NotJudged,
 }
 
+impl Verdict {
+    /// The verdict as the tables print it (a miss in bold).
+    pub fn markdown(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Miss => "**MISS**",
+            Verdict::NotJudged => "-",
+        }
+    }
+}
+
 impl Row {
     /// dreadpool's figure.
     pub fn dreadpool(&self) -> Option<f64> {
@@ -175,11 +186,7 @@ pub fn markdown_table(rows: &[Row], contenders: &[Contender]) -> String {
             (Some(r), None) => format!("{r:.2}x"),
             (None, _) => "-".to_owned(),
         };
-        let verdict = match row.verdict() {
-            Verdict::Pass => "PASS",
-            Verdict::Miss => "**MISS**",
-            Verdict::NotJudged => "-",
-        };
+        let verdict = row.verdict().markdown();
         let _ = writeln!(
             out,
             " {best} | {ratio} | {} | {verdict} |",
