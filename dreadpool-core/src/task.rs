@@ -45,10 +45,9 @@ struct TaskVTable {
     call: unsafe fn(*mut u8),
     /// Drops the closure in the data word without calling it.
     drop: unsafe fn(*mut u8),
-    /// Whether the data word is a `Box` of a sized, non-zero-sized closure:
-    /// then it is an address no other live task has (see
-    /// [`Task::record_id`]).
-    boxed: bool,
+    /// Whether the data word is a `Box<Identified<_>>`: then the task has an
+    /// identity for the flight recorder (see [`Task::record_id`]).
+    identified: bool,
     /// Whether the task was spawned from outside the pool (the `metrics`
     /// feature counts such tasks where they run, by their `call`: see
     /// [`Task::marked_from_outside`]). Read by the tests.
@@ -66,35 +65,34 @@ impl<F: FnOnce()> VTable<F> {
     const TABLE: TaskVTable = TaskVTable {
         call: call_inline::<F>,
         drop: drop_inline::<F>,
-        boxed: false,
+        identified: false,
         outside: false,
         as_outside: Self::outside_table,
     };
 
-    /// For `F = Box<G>` with `G` not zero-sized: the word is the box's
-    /// unique address.
-    const BOXED_TABLE: TaskVTable = TaskVTable {
-        call: call_inline::<F>,
-        drop: drop_inline::<F>,
-        boxed: true,
-        outside: false,
-        as_outside: Self::boxed_outside_table,
-    };
-
-    /// The twins for tasks from outside: their `call` counts the task on
-    /// the worker that runs it first, so that the run path of every other
-    /// task pays nothing for the count (a test of the flag per task cost
-    /// the nested tree 2.5 instructions a task, callgrind).
+    /// The twin for tasks from outside: its `call` counts the task on the
+    /// worker that runs it first, so that the run path of every other task
+    /// pays nothing for the count (a test of the flag per task cost the
+    /// nested tree 2.5 instructions a task, callgrind).
     const OUTSIDE_TABLE: TaskVTable = TaskVTable {
         call: call_outside::<F>,
         outside: true,
         ..Self::TABLE
     };
 
-    const BOXED_OUTSIDE_TABLE: TaskVTable = TaskVTable {
-        call: call_outside::<F>,
+    /// For a `Box<Identified<F>>` in the data word.
+    const IDENTIFIED_TABLE: TaskVTable = TaskVTable {
+        call: call_identified::<F>,
+        drop: drop_inline::<Box<Identified<F>>>,
+        identified: true,
+        outside: false,
+        as_outside: Self::identified_outside_table,
+    };
+
+    const IDENTIFIED_OUTSIDE_TABLE: TaskVTable = TaskVTable {
+        call: call_identified_outside::<F>,
         outside: true,
-        ..Self::BOXED_TABLE
+        ..Self::IDENTIFIED_TABLE
     };
 
     // (Functions, not references, in the tables: two constants that refer
@@ -103,31 +101,26 @@ impl<F: FnOnce()> VTable<F> {
         &Self::OUTSIDE_TABLE
     }
 
-    fn boxed_outside_table() -> &'static TaskVTable {
-        &Self::BOXED_OUTSIDE_TABLE
+    fn identified_outside_table() -> &'static TaskVTable {
+        &Self::IDENTIFIED_OUTSIDE_TABLE
     }
 }
 
-/// The boxed table for the box `f` (a helper to name the type of a box of
-/// a closure, which has no name: the box itself must be the argument).
-#[allow(clippy::borrowed_box)]
-fn boxed_table<G: FnOnce()>(_f: &Box<G>) -> &'static TaskVTable {
-    &VTable::<Box<G>>::BOXED_TABLE
-}
-
-/// A closure boxed only to give its task an identity (the flight recorder's
-/// `Tasks` level): the extra byte makes the box a real allocation even for
-/// a closure that captures nothing, since zero-sized boxes all share one
-/// dangling address.
+/// A closure boxed with its identity, for the flight recorder's `Tasks`
+/// level, which links each spawn to its run by it.
+///
+/// Why an identity of its own, not the box's address: addresses are reused
+/// as soon as a task's run frees its box, often by the very next spawn (the
+/// allocator hands the freed block back), and a spawn's recorded time may
+/// be its worker's latest clock reading rather than its own
+/// (`recorder/spawn_clock.rs`), so a spawn that reuses an address can sort
+/// before the run that freed it, on another worker, and steal its link.
+/// An identity that is never reused needs no ordering to match.
+/// `repr(C)`: the identity is the first word, for [`Task::record_id`].
+#[repr(C)]
 struct Identified<F> {
+    id: u64,
     f: F,
-    _not_zero_sized: u8,
-}
-
-impl<F: FnOnce()> Identified<F> {
-    fn call(self) {
-        (self.f)();
-    }
 }
 
 /// # Safety
@@ -159,6 +152,31 @@ unsafe fn call_outside<F: FnOnce()>(data: *mut u8) {
 unsafe fn drop_inline<F>(data: *mut u8) {
     // SAFETY: as in `call_inline`: a valid `F` that nobody uses afterwards.
     unsafe { data.cast::<F>().drop_in_place() };
+}
+
+/// # Safety
+///
+/// `data` must hold a `Box<Identified<F>>` written by
+/// [`Task::identified_as`], which the caller gives up.
+unsafe fn call_identified<F: FnOnce()>(data: *mut u8) {
+    // SAFETY: as in `call_inline`, for the box in the data word.
+    let boxed = unsafe { data.cast::<Box<Identified<F>>>().read() };
+    // The box is freed here, before the closure runs, as a boxed closure's
+    // call does.
+    let Identified { f, .. } = *boxed;
+    f();
+}
+
+/// [`call_identified`] for a task from outside the pool (see
+/// [`call_outside`]).
+///
+/// # Safety
+///
+/// As for [`call_identified`].
+unsafe fn call_identified_outside<F: FnOnce()>(data: *mut u8) {
+    crate::worker::count_outside_task();
+    // SAFETY: passed on from our caller.
+    unsafe { call_identified::<F>(data) }
 }
 
 /// True when an `F` can live in a task's data word.
@@ -199,19 +217,31 @@ impl Task {
     }
 
     /// Makes a task of `f` that has an identity for the flight recorder
-    /// (see [`record_id`](Self::record_id)): boxed even when it would fit
-    /// inline. For spawns into a pool recording at `Tasks` level.
+    /// (see [`record_id`](Self::record_id)): boxed with a fresh one, even
+    /// when `f` would fit inline. For spawns into a pool recording at
+    /// `Tasks` level.
     #[inline(always)]
     pub(crate) fn new_identified<F>(f: F) -> Task
     where
         F: FnOnce() + Send + 'static,
     {
-        // SAFETY: `F` is `'static`: nothing it holds can die before it runs.
-        unsafe { Task::boxed(f) }
+        Task::identified_as(crate::recorder::next_task_id(), f)
     }
 
-    /// Boxes `f` and stores the box (its address doubles as the task's
-    /// identity for the flight recorder).
+    /// A task of `f` with the identity `id`: a fresh one, or the identity of
+    /// the task `f` wraps (a span's or a latency sample's wrapper, `wrap`).
+    #[inline(always)]
+    fn identified_as<F>(id: u64, f: F) -> Task
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let boxed = Box::new(Identified { id, f });
+        // SAFETY: `F` is `'static`; the table is made for the box of an
+        // `Identified<F>`, which the data word holds.
+        unsafe { Task::with_table(boxed, &VTable::<F>::IDENTIFIED_TABLE) }
+    }
+
+    /// Boxes `f` and stores the box.
     ///
     /// # Safety
     ///
@@ -221,38 +251,20 @@ impl Task {
     where
         F: FnOnce() + Send + 'a,
     {
-        if size_of::<F>() == 0 {
-            // Cold in practice: only at the recorder's `Tasks` level does a
-            // capture-less closure get here.
-            let identified = Identified {
-                f,
-                _not_zero_sized: 0,
-            };
-            // A method call by value captures the whole struct (a closure
-            // naming only `identified.f` would capture just that field,
-            // and be zero-sized again).
-            let f = Box::new(move || identified.call());
-            let table = boxed_table(&f);
-            // SAFETY: passed on to our caller.
-            return unsafe { Task::with_table(f, table) };
-        }
-        let f = Box::new(f);
-        // SAFETY: passed on to our caller; the box of a non-zero-sized `F`
-        // has an address of its own.
-        unsafe { Task::with_table(f, &VTable::<Box<F>>::BOXED_TABLE) }
+        // SAFETY: passed on to our caller.
+        unsafe { Task::with_table(Box::new(f), &VTable::<Box<F>>::TABLE) }
     }
 
-    /// The task's identity for the flight recorder: the address of its
-    /// boxed closure, which no other live task shares (an address is reused
-    /// only after the task that had it ran or was dropped), or 0 for a
-    /// closure stored inline, which has none.
+    /// The task's identity for the flight recorder, given when it was made
+    /// at the recorder's `Tasks` level ([`new_identified`](Self::new_identified)),
+    /// never given twice in a process; 0 for a task made without one.
     #[inline(always)]
     pub(crate) fn record_id(&self) -> u64 {
-        if self.vtable.boxed {
-            // SAFETY: a boxed task's data word holds the box pointer, fully
-            // initialised (`Task::boxed`), so reading it as a `usize` reads
-            // no uninitialised byte.
-            (unsafe { self.data.assume_init() }) as u64
+        if self.vtable.identified {
+            // SAFETY: an identified task's data word holds a live
+            // `Box<Identified<_>>` (`identified_as`; the task still owns
+            // it), whose first word is the identity (`repr(C)`).
+            unsafe { (self.data.assume_init() as *const u64).read() }
         } else {
             0
         }
@@ -278,7 +290,7 @@ impl Task {
     #[inline(always)]
     unsafe fn with_table<'a, F>(f: F, table: &'static TaskVTable) -> Task
     where
-        F: FnOnce() + Send + 'a,
+        F: Send + 'a,
     {
         assert!(fits::<F>(), "only called for closures that fit");
         let mut data = MaybeUninit::<usize>::uninit();
@@ -365,11 +377,8 @@ where
             // SAFETY: `F` is `'static`.
             unsafe { Task::with_table(self, &VTable::<F>::OUTSIDE_TABLE) }
         } else {
-            let boxed = Box::new(self);
-            // SAFETY: as above; the box of a non-zero-sized `F` has an
-            // address of its own (and a zero-sized one is only shared, never
-            // read as an identity: `identified` is false here).
-            unsafe { Task::with_table(boxed, &VTable::<Box<F>>::BOXED_OUTSIDE_TABLE) }
+            // SAFETY: as above.
+            unsafe { Task::with_table(Box::new(self), &VTable::<Box<F>>::OUTSIDE_TABLE) }
         }
     }
 }
@@ -381,11 +390,20 @@ impl IntoTask for Task {
     fn into_task(self) -> Task {
         self
     }
+    /// A task made without an identity is wrapped in one that has it: an
+    /// allocation per spawn, only at the recorder's `Tasks` level.
     fn into_identified_task(self) -> Task {
-        self
+        if self.vtable.identified {
+            return self;
+        }
+        Task::new_identified(move || self.run())
     }
-    fn into_outside_task(self, _identified: bool) -> Task {
-        self.marked_from_outside()
+    fn into_outside_task(self, identified: bool) -> Task {
+        if identified {
+            self.into_identified_task().marked_from_outside()
+        } else {
+            self.marked_from_outside()
+        }
     }
 }
 
@@ -497,13 +515,28 @@ fn wrap(
     context: Option<Box<crate::trace::SpawnContext>>,
     sampled_at: Option<std::time::Instant>,
 ) -> Task {
+    // A wrapper keeps the identity of the task it wraps, if it has one: it
+    // is what runs, and its run must link to the spawn.
+    let id = task.record_id();
     let task = match context {
-        Some(context) => Task::new(move || context.in_scope(move || task.run())),
+        Some(context) => wrapper(id, move || context.in_scope(move || task.run())),
         None => task,
     };
     match sampled_at {
-        Some(spawned) => Task::new(move || crate::worker::run_timed(spawned, task)),
+        Some(spawned) => wrapper(id, move || crate::worker::run_timed(spawned, task)),
         None => task,
+    }
+}
+
+/// A task of `f`, with the identity `id` unless it is 0.
+fn wrapper<F>(id: u64, f: F) -> Task
+where
+    F: FnOnce() + Send + 'static,
+{
+    if id == 0 {
+        Task::new(f)
+    } else {
+        Task::identified_as(id, f)
     }
 }
 
@@ -613,7 +646,7 @@ mod tests {
         assert_ne!(id, 0);
         let boxed = boxed.marked_from_outside();
         assert!(boxed.is_from_outside());
-        assert_eq!(boxed.record_id(), id, "still boxed, same identity");
+        assert_eq!(boxed.record_id(), id, "same identity");
         boxed.run();
         assert_eq!(ran.load(Ordering::SeqCst), 2);
     }

@@ -280,6 +280,89 @@ fn a_skewed_load_shows_steals_and_flows_across_workers() {
     }
 }
 
+/// One attempt of the test below: the recorded spawn of a task made after
+/// the main thread's outside spawn, and that outside spawn's time.
+fn spawn_after_an_outside_spawn() -> (RecordedEvent, RecordedEvent, u64) {
+    let pool = Arc::new(pool(1, RecordLevel::Tasks));
+    let (began_tx, began_rx) = mpsc::channel::<()>();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let p = Arc::clone(&pool);
+    pool.spawn(move || {
+        // Spawns in quick succession: the worker's next readings are quick,
+        // so the spawns after them may take the latest reading.
+        for _ in 0..4 {
+            p.spawn(|| {});
+        }
+        let handle = dreadpool_core::current().unwrap();
+        // Runs first (the local queue is LIFO): it waits, then spawns.
+        p.spawn(move || {
+            began_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            handle.spawn(|| {});
+        });
+    });
+    began_rx.recv().unwrap();
+    // From outside, while the waiting task runs: a spawn that reads the
+    // clock. The spawn under test happens after it.
+    pool.spawn(|| {});
+    go_tx.send(()).unwrap();
+    pool.join();
+    let recording = pool.recording();
+    assert_well_formed(&recording);
+    // The main thread's second spawn (its first made the spawning task).
+    let outside = *recording
+        .events()
+        .iter()
+        .filter(|e| {
+            matches!(e.track, Track::Outside(_)) && matches!(e.kind, EventKind::Spawn { .. })
+        })
+        .nth(1)
+        .expect("the outside spawn was recorded");
+    let last = *recording
+        .events()
+        .iter()
+        .rfind(|e| e.track == Track::Worker(0) && matches!(e.kind, EventKind::Spawn { .. }))
+        .expect("the worker's spawns were recorded");
+    let EventKind::Spawn { task, .. } = last.kind else {
+        unreachable!()
+    };
+    let run = timelines(&recording)[&task].begin.expect("it ran").time_ns;
+    (last, outside, run)
+}
+
+#[test]
+fn a_spawns_recorded_bounds_hold_the_moment_it_happened() {
+    // A spawn's time is a lower bound (its own reading, or its worker's
+    // latest reading before it), `within_ns` its distance to an upper
+    // bound. The spawn under test happened after the outside spawn, so the
+    // upper bound must not be before that; and its task ran after it. The
+    // waiting task's spawn takes its run's reading when the readings
+    // before came quickly (usual); on a loaded machine it may read the
+    // clock itself, and the bounds must hold either way.
+    let mut inherited = 0;
+    for _ in 0..5 {
+        let (spawn, outside, run) = spawn_after_an_outside_spawn();
+        let EventKind::Spawn { within_ns, .. } = spawn.kind else {
+            unreachable!()
+        };
+        assert!(
+            spawn.time_ns + within_ns >= outside.time_ns,
+            "the spawn at {} (within {within_ns} ns) is bounded to before the outside spawn at {} that it followed",
+            spawn.time_ns,
+            outside.time_ns
+        );
+        assert!(
+            spawn.time_ns <= run,
+            "its task ran at {run}, before its spawn"
+        );
+        assert!(spawn.time_ns + within_ns <= run.max(spawn.time_ns));
+        if within_ns > 0 {
+            inherited += 1;
+        }
+    }
+    eprintln!("{inherited} of 5 spawns under test took their worker's latest reading");
+}
+
 #[test]
 fn a_small_ring_keeps_only_the_newest_events() {
     let pool = ThreadPoolBuilder::new()

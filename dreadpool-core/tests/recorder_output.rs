@@ -93,6 +93,7 @@ fn edge_recording() -> Recording {
             EventKind::Spawn {
                 task: 3,
                 queue: SpawnQueue::Local,
+                within_ns: 3,
             },
         ),
         at(25, w0, EventKind::WaitBegin),
@@ -122,6 +123,7 @@ fn edge_recording() -> Recording {
             EventKind::Spawn {
                 task: 5,
                 queue: SpawnQueue::Global,
+                within_ns: 0,
             },
         ),
         at(6, out, EventKind::Unpark { worker: 1 }),

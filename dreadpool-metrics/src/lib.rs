@@ -94,7 +94,8 @@
 //! the host's recorder clock, as `taken_at_ns`), `w` (a worker's index) or
 //! `o` (an index into `outside_threads`), `k` (the kind) and the kind's
 //! fields: `spawn` (`task`, `queue`: `"local"`, `"global"` or `"inbox"` with
-//! `worker`), `run_begin` (`task`, absent for a task spawned below `tasks`
+//! `worker`; `within`, nanoseconds, when the spawn's time is its worker's
+//! latest clock reading: see `EventKind::Spawn`), `run_begin` (`task`, absent for a task spawned below `tasks`
 //! level), `run_end` (`task`, `panicked`), `global_pull` (`batch`, `depth`),
 //! `steal` (`victim`, `batch`, `depth`), `state` (`state`: `"running"`,
 //! `"searching"`, `"sleeping"`, `"respawning"`, `"stopped"`), `wake`
@@ -136,7 +137,8 @@
 //! older client ignores them; an older exporter's snapshots lack them, so
 //! they read as 0 (as for a pool that forks no join) and give rates of 0.
 //! So were the `fork_shared` and `fork_stolen` events of a recording: an
-//! older client skips them.
+//! older client skips them; and a spawn's `within`: an older client reads
+//! every spawn's time as exact, and an older exporter's spawns are.
 //!
 //! ```text
 //! {"type":"hello","v":1,"server":"dreadpool-metrics","version":"0.1.0","pid":4242,"interval_ms":250,"pools":["io"]}

@@ -340,6 +340,9 @@ pub(crate) struct WireEvent {
     /// The worker whose join a stolen fork belongs to (`fork_stolen`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) owner: Option<usize>,
+    /// A spawn's `within_ns`, when not 0 (`spawn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) within: Option<u64>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -408,8 +411,13 @@ impl WireEvent {
             Track::Outside(i) => wire.o = Some(i),
         }
         wire.k = match event.kind {
-            EventKind::Spawn { task, queue } => {
+            EventKind::Spawn {
+                task,
+                queue,
+                within_ns,
+            } => {
                 wire.task = Some(task);
+                wire.within = (within_ns > 0).then_some(within_ns);
                 wire.queue = Some(match queue {
                     SpawnQueue::Local => Queue::Local,
                     SpawnQueue::Global => Queue::Global,
@@ -503,6 +511,7 @@ impl WireEvent {
                     },
                     Queue::Other => return None,
                 },
+                within_ns: self.within.unwrap_or(0),
             },
             Kind::RunBegin => EventKind::RunBegin { task: self.task },
             Kind::RunEnd => EventKind::RunEnd {
@@ -561,14 +570,22 @@ mod tests {
             EventKind::Spawn {
                 task: 1,
                 queue: SpawnQueue::Local,
+                within_ns: 0,
+            },
+            EventKind::Spawn {
+                task: 4,
+                queue: SpawnQueue::Local,
+                within_ns: 250,
             },
             EventKind::Spawn {
                 task: 2,
                 queue: SpawnQueue::Global,
+                within_ns: 0,
             },
             EventKind::Spawn {
                 task: 3,
                 queue: SpawnQueue::Inbox { worker: 1 },
+                within_ns: 0,
             },
             EventKind::RunBegin { task: Some(1) },
             EventKind::RunBegin { task: None },

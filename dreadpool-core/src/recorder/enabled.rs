@@ -6,14 +6,16 @@
 //! that spawns into it or wakes one of its workers writes into a ring of its
 //! own, made on its first such event and kept in a process-wide list for the
 //! pool's recordings to find. No event takes a lock, allocates or makes a
-//! syscall once its ring exists: a level check, a clock read and four
-//! stores (`ring.rs`).
+//! syscall once its ring exists: a level check, a clock read (which a
+//! worker's spawn may spare, `spawn_clock.rs`) and four stores
+//! (`ring.rs`).
 
 use super::clock::{self, Conversion};
 use super::event::{self, pack};
 use super::level::RecordLevel;
 use super::recording::{merge, Recording, Track, TrackEvents};
 use super::ring::{Copied, Ring};
+use super::spawn_clock::{SpawnClock, Stamp};
 use super::trigger::{RecordTrigger, TriggerState};
 use super::DEFAULT_RECORD_CAPACITY;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -225,45 +227,50 @@ fn take(shared: &Shared) -> Recording {
         level,
         worker_names,
         outside_names,
-        events: merge(tracks),
+        events: merge(tracks, taken_at_ns),
         lost,
         taken_at_ns,
     }
 }
 
 /// A worker's direct pointer to its seat's ring, for the two per-task
-/// events (a spawn, a run): it spares them the walk from the pool through
-/// the recorder to the ring on the hottest path (at `Tasks` level, nested
-/// tree: 440.5M instructions against 458.3M with the walk; `BENCHMARKS.md`).
-#[derive(Clone, Copy)]
-pub(crate) struct SeatRing(std::ptr::NonNull<Ring>);
+/// events (a spawn, a run), and the seat's clock policy for them
+/// (`spawn_clock.rs`): it spares them the walk from the pool through the
+/// recorder to the ring on the hottest path (at `Tasks` level, nested tree:
+/// 440.5M instructions against 458.3M with the walk; `BENCHMARKS.md`).
+pub(crate) struct SeatRing {
+    ring: std::ptr::NonNull<Ring>,
+    clock: SpawnClock,
+}
 
 impl FlightRecorder {
     /// Worker `index`'s ring, for [`SeatRing`].
     pub(crate) fn seat_ring(&self, index: usize) -> SeatRing {
-        SeatRing(std::ptr::NonNull::from(&*self.shared.rings[index]))
+        SeatRing {
+            ring: std::ptr::NonNull::from(&*self.shared.rings[index]),
+            clock: SpawnClock::new(),
+        }
     }
 }
 
 impl SeatRing {
-    /// A spawn into the worker's own queue.
+    /// A spawn into the worker's own queue. Its time is the worker's latest
+    /// clock reading when readings come quickly (`spawn_clock.rs`).
     ///
     /// # Safety
     ///
     /// The recorder this came from must still exist (the worker holds its
     /// pool), and the caller must be the thread in the ring's seat.
     #[inline(always)]
-    pub(crate) unsafe fn spawned_local(self, task: &Task) {
+    pub(crate) unsafe fn spawned_local(&self, task: &Task) {
+        let (ticks, kind) = match self.clock.for_spawn() {
+            Stamp::Read(ticks) => (ticks, event::SPAWN),
+            Stamp::Inherited(ticks) => (ticks, event::SPAWN | event::INHERITED),
+        };
         // SAFETY: the rings live as long as the recorder (a boxed slice,
         // never moved or shrunk), which the caller keeps alive.
-        let ring = unsafe { self.0.as_ref() };
-        ring.push(pack(
-            clock::now(),
-            event::SPAWN,
-            event::QUEUE_LOCAL,
-            0,
-            task.record_id(),
-        ));
+        let ring = unsafe { self.ring.as_ref() };
+        ring.push(pack(ticks, kind, event::QUEUE_LOCAL, 0, task.record_id()));
     }
 
     /// A task is about to run.
@@ -272,11 +279,39 @@ impl SeatRing {
     ///
     /// As for [`spawned_local`](Self::spawned_local).
     #[inline(always)]
-    pub(crate) unsafe fn run_begin(self, id: u64) {
+    pub(crate) unsafe fn run_begin(&self, id: u64) {
+        let now = self.clock.read();
         // SAFETY: as in `spawned_local`.
-        let ring = unsafe { self.0.as_ref() };
-        ring.push(pack(clock::now(), event::RUN_BEGIN, 0, 0, id));
+        let ring = unsafe { self.ring.as_ref() };
+        ring.push(pack(now, event::RUN_BEGIN, 0, 0, id));
     }
+}
+
+/// A fresh identity for a task (`Task::record_id`), never given before in
+/// this process. Each thread takes identities from a block of its own and
+/// a new block from a process-wide counter when it runs out, so that a
+/// spawn touches no line that other threads write.
+#[inline(always)]
+pub(crate) fn next_task_id() -> u64 {
+    /// Identities per block.
+    const BLOCK: u64 = 1 << 16;
+    /// The next block; block 0 is never handed out, so no identity is 0
+    /// (the mark of a task without one).
+    static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    thread_local! {
+        /// This thread's next identity and the end of its block.
+        static MINE: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+    }
+    MINE.with(|mine| {
+        let (next, end) = mine.get();
+        if next < end {
+            mine.set((next + 1, end));
+            return next;
+        }
+        let start = NEXT_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * BLOCK;
+        mine.set((start + 1, start + BLOCK));
+        start
+    })
 }
 
 /// A worker seat's view of the recorder. Only the thread in the seat may

@@ -1,9 +1,9 @@
 //! The compact form of an event in a ring, and its decoding.
 //!
-//! Three words: the timestamp in clock ticks; the kind in the low byte with
-//! two small arguments above it (`a`, 24 bits, and `b`, 32 bits); and a
-//! third argument, usually the task's identity (the address of its boxed
-//! closure, unique while the task lives: see `Task::record_id`).
+//! Three words: the timestamp in clock ticks; the kind in the low seven
+//! bits, [`INHERITED`] in the eighth, and two small arguments above them
+//! (`a`, 24 bits, and `b`, 32 bits); and a third argument, usually the
+//! task's identity (see `Task::record_id`).
 
 use super::recording::{EventKind, SpawnQueue, WorkerActivity};
 use super::ring::RawEvent;
@@ -36,6 +36,11 @@ pub(crate) const SLEEPING: u32 = 2;
 pub(crate) const RESPAWNING: u32 = 3;
 pub(crate) const STOPPED: u32 = 4;
 
+/// Set on an event whose time is not its own reading but its worker's
+/// latest before it (`spawn_clock.rs`).
+pub(crate) const INHERITED: u8 = 0x80;
+
+const KIND_MASK: u64 = 0x7f;
 const A_MAX: u64 = (1 << 24) - 1;
 
 /// Packs an event.
@@ -49,6 +54,9 @@ pub(crate) fn pack(ticks: u64, kind: u8, a: u32, b: u32, c: u64) -> RawEvent {
 pub(crate) struct Unpacked {
     pub(crate) ticks: u64,
     pub(crate) kind: u8,
+    /// The time is the worker's latest reading before the event
+    /// ([`INHERITED`]).
+    pub(crate) inherited: bool,
     pub(crate) a: u32,
     pub(crate) b: u32,
     pub(crate) c: u64,
@@ -57,7 +65,8 @@ pub(crate) struct Unpacked {
 pub(crate) fn unpack(raw: RawEvent) -> Unpacked {
     Unpacked {
         ticks: raw[0],
-        kind: (raw[1] & 0xff) as u8,
+        kind: (raw[1] & KIND_MASK) as u8,
+        inherited: raw[1] & u64::from(INHERITED) != 0,
         a: ((raw[1] >> 8) & A_MAX) as u32,
         b: (raw[1] >> 32) as u32,
         c: raw[2],
@@ -68,8 +77,11 @@ pub(crate) fn unpack(raw: RawEvent) -> Unpacked {
 /// resolved by `task` (kind, raw identity to id). `None` for a word that is
 /// not an event (a ring slot never written, or an unknown kind), and for a
 /// spawn with no identity.
+///
+/// `within_ns` bounds an inherited spawn time (`recording::merge`).
 pub(crate) fn decode(
     event: &Unpacked,
+    within_ns: u64,
     mut task: impl FnMut(u8, u64) -> Option<u64>,
 ) -> Option<EventKind> {
     let kind = match event.kind {
@@ -82,6 +94,7 @@ pub(crate) fn decode(
                 },
                 _ => SpawnQueue::Global,
             },
+            within_ns,
         },
         RUN_BEGIN => EventKind::RunBegin {
             task: task(RUN_BEGIN, event.c),

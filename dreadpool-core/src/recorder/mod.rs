@@ -8,6 +8,7 @@
 //!
 //! - `ring.rs`: the single-writer ring and its torn-read-free copy;
 //! - `clock.rs`: the timestamp counter and its conversion at dump time;
+//! - `spawn_clock.rs`: when a worker's spawn spares its clock read;
 //! - `event.rs`: an event's three words;
 //! - `enabled.rs`: the pool's recorder, its workers' tracks, outside
 //!   threads' rings;
@@ -41,6 +42,8 @@ mod level;
 mod perfetto;
 #[cfg(feature = "recorder")]
 mod recording;
+#[cfg(feature = "recorder")]
+mod spawn_clock;
 #[cfg(feature = "recorder")]
 mod trigger;
 

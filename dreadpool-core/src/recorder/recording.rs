@@ -47,6 +47,15 @@ pub enum EventKind {
         task: u64,
         /// Where it was queued.
         queue: SpawnQueue,
+        /// How much later than the event's `time_ns` the spawn may have
+        /// happened: 0 when it read the clock itself. A spawn made by a
+        /// task spares a clock read when its worker's readings come
+        /// quickly (short tasks): its time is then its worker's latest
+        /// reading before it, and the spawn happened after that and before
+        /// the worker's next reading and its task's run, which this bounds.
+        /// So the task waited between `run − time_ns − within_ns` and
+        /// `run − time_ns` in the queue.
+        within_ns: u64,
     },
     /// A task began to run (at [`RecordLevel::Tasks`]). `task` is `None`
     /// for a task spawned while the level was lower (it has no identity).
@@ -284,16 +293,33 @@ pub(crate) struct TrackEvents {
     pub(crate) events: Vec<(u64, Unpacked)>,
 }
 
-/// Merges the tracks in time order, gives tasks their ids, and closes runs.
+/// Merges the tracks in time order, gives tasks their ids, closes runs, and
+/// bounds the spawns whose time was inherited.
 ///
-/// **Ids.** A task's identity is the address of its boxed closure, unique
-/// while the task lives. Each `Spawn` starts a new id for its address; a
-/// `RunBegin` takes the id of the latest spawn of its address (an address
-/// is reused only after its task began to run, so the latest spawn before a
-/// run is its own). Forks are named the same way by the address of their
-/// stack job (`ForkShared` starts an id, `ForkStolen` takes it), in a map
-/// of their own, from the same sequence of ids, so that a fork's id never
-/// equals a task's.
+/// **Order.** Each track's events stay in the order its ring holds them,
+/// which is the order its one writer made them in; their times are made
+/// non-decreasing along the track first (a worker that moved to another
+/// core may read a counter a few ticks behind, and an inherited time is
+/// raised to the latest reading before it). Tracks are then merged by time;
+/// at equal times a spawn goes before other tracks' events, so that a run
+/// stamped in the same nanosecond on another worker comes after its spawn.
+///
+/// **Inherited times.** A spawn whose time is its worker's latest reading
+/// (`spawn_clock.rs`) happened at or after that time, before the track's
+/// next event with a reading of its own (or the moment the recording was
+/// taken, `taken_at_ns`), and before its task began to run: its
+/// `within_ns` is the distance to the nearest of those.
+///
+/// **Ids.** A task's identity is given once in the process
+/// (`Task::record_id`), so a run is matched to its spawn by identity alone,
+/// whatever their order. The recording renames identities to small ids, in
+/// the order of the spawns; a run whose spawn is not in the recording gets
+/// a fresh one. Forks are named by the address of their stack job, which
+/// is reused: `ForkShared` starts an id for its address, a `ForkStolen`
+/// takes the latest (both read the clock, and an address is shared again
+/// only after the fork was taken back or stolen), in a map of their own,
+/// from the same sequence of ids, so that a fork's id never equals a
+/// task's.
 ///
 /// **Run ends.** A worker records when a run begins, not when it ends
 /// (except a panicking one): that saves an event and a clock read per task.
@@ -302,23 +328,19 @@ pub(crate) struct TrackEvents {
 /// sleeping, ...), or, for a run inside a wait, the wait's end. Runs nest,
 /// as a stack per track, when a task waits inside another (`WaitBegin`
 /// opens a level, `WaitEnd` closes it). The `RunEnd` events of the
-/// recording are made here, with the id of the run they close (running a
-/// boxed closure frees its box first, so the address may already belong to
-/// a newer task by then).
-pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
-    let mut all: Vec<(u64, Track, Unpacked)> = tracks
-        .into_iter()
-        .flat_map(|t| {
-            let track = t.track;
-            t.events
-                .into_iter()
-                .map(move |(time, event)| (time, track, event))
-        })
-        .collect();
-    // Stable: events of one track at the same instant keep their order. At
-    // equal times a spawn sorts before any other event, so that a run on
-    // another worker stamped in the same tick finds it.
-    all.sort_by_key(|(time, _, event)| (*time, event.kind != event::SPAWN));
+/// recording are made here.
+pub(crate) fn merge(tracks: Vec<TrackEvents>, taken_at_ns: u64) -> Vec<RecordedEvent> {
+    let all = in_time_order(tracks, taken_at_ns);
+
+    // Spawns first, so that a run finds its spawn's id wherever it is.
+    let mut ids: HashMap<u64, u64> = HashMap::new();
+    let mut next = 0u64;
+    for timed in &all {
+        if timed.event.kind == event::SPAWN && timed.event.c != 0 {
+            next += 1;
+            ids.insert(timed.event.c, next);
+        }
+    }
 
     /// A track's open runs and wait levels.
     #[derive(Default)]
@@ -344,21 +366,23 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
         }
     }
 
-    let mut ids: HashMap<u64, u64> = HashMap::new();
     let mut fork_ids: HashMap<u64, u64> = HashMap::new();
     let mut runs: HashMap<Track, Runs> = HashMap::new();
-    let mut next = 0u64;
     let mut events = Vec::with_capacity(all.len() * 3 / 2);
-    for (time_ns, track, event) in all {
+    // Where each task began to run, to bound its spawn's inherited time.
+    let mut began: HashMap<u64, u64> = HashMap::new();
+    for Timed {
+        time_ns,
+        track,
+        event,
+        within_ns,
+    } in all
+    {
         let raw = event.c;
         let at = runs.entry(track).or_default();
         let mut closed = None;
         let id = match event.kind {
-            event::SPAWN if raw != 0 => {
-                next += 1;
-                ids.insert(raw, next);
-                Some(next)
-            }
+            event::SPAWN if raw != 0 => ids.get(&raw).copied(),
             event::RUN_BEGIN => {
                 closed = at.close();
                 let id = (raw != 0).then(|| {
@@ -369,6 +393,9 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
                     })
                 });
                 at.open.push((raw, id));
+                if let Some(id) = id {
+                    began.entry(id).or_insert(time_ns);
+                }
                 id
             }
             // Recorded only for a panicking run: it is the open one.
@@ -405,7 +432,7 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
                 },
             });
         }
-        if let Some(kind) = event::decode(&event, |_, _| id) {
+        if let Some(kind) = event::decode(&event, within_ns, |_, _| id) {
             events.push(RecordedEvent {
                 time_ns,
                 track,
@@ -413,5 +440,217 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>) -> Vec<RecordedEvent> {
             });
         }
     }
+    for event in &mut events {
+        if let EventKind::Spawn {
+            task, within_ns, ..
+        } = &mut event.kind
+        {
+            if let Some(&run) = began.get(task) {
+                *within_ns = (*within_ns).min(run.saturating_sub(event.time_ns));
+            }
+        }
+    }
     events
+}
+
+/// An event with its time, its track, and how much later than its time it
+/// may have happened (0 for an event that read the clock itself).
+struct Timed {
+    time_ns: u64,
+    track: Track,
+    event: Unpacked,
+    within_ns: u64,
+}
+
+/// Each track's events with non-decreasing times and the bounds of their
+/// inherited times, merged by time as [`merge`] says.
+fn in_time_order(tracks: Vec<TrackEvents>, taken_at_ns: u64) -> Vec<Timed> {
+    let mut queues: Vec<std::collections::VecDeque<Timed>> = tracks
+        .into_iter()
+        .map(|t| bounded(t, taken_at_ns).into())
+        .collect();
+    // A k-way merge (k is the number of tracks), not a sort: a sort by
+    // time would move a spawn ahead of an event of its own track at the
+    // same time (its inherited time is that event's reading).
+    let key = |timed: &Timed, index: usize| {
+        std::cmp::Reverse((timed.time_ns, timed.event.kind != event::SPAWN, index))
+    };
+    let mut heads: std::collections::BinaryHeap<_> = queues
+        .iter()
+        .enumerate()
+        .filter_map(|(index, queue)| queue.front().map(|head| key(head, index)))
+        .collect();
+    let mut all = Vec::with_capacity(queues.iter().map(|q| q.len()).sum());
+    while let Some(std::cmp::Reverse((_, _, index))) = heads.pop() {
+        let Some(timed) = queues[index].pop_front() else {
+            continue;
+        };
+        all.push(timed);
+        if let Some(head) = queues[index].front() {
+            heads.push(key(head, index));
+        }
+    }
+    all
+}
+
+/// One track's events, in ring order, with non-decreasing times and each
+/// inherited time's bound.
+fn bounded(track: TrackEvents, taken_at_ns: u64) -> Vec<Timed> {
+    let mut latest = 0;
+    let mut timed: Vec<Timed> = track
+        .events
+        .into_iter()
+        .map(|(time_ns, event)| {
+            latest = latest.max(time_ns);
+            Timed {
+                time_ns: latest,
+                track: track.track,
+                event,
+                within_ns: 0,
+            }
+        })
+        .collect();
+    let mut next_reading = taken_at_ns;
+    for t in timed.iter_mut().rev() {
+        if t.event.inherited {
+            t.within_ns = next_reading.saturating_sub(t.time_ns);
+        } else {
+            next_reading = t.time_ns;
+        }
+    }
+    timed
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::recorder::event::{pack, unpack, INHERITED};
+
+    /// A track of `(time, kind, a, c)` events, as a ring would hold them.
+    fn track(track: Track, events: &[(u64, u8, u32, u64)]) -> TrackEvents {
+        TrackEvents {
+            track,
+            events: events
+                .iter()
+                .map(|&(time, kind, a, c)| (time, unpack(pack(time, kind, a, 0, c))))
+                .collect(),
+        }
+    }
+
+    const INHERITED_SPAWN: u8 = event::SPAWN | INHERITED;
+    const W0: Track = Track::Worker(0);
+    const W1: Track = Track::Worker(1);
+
+    fn spawns(events: &[RecordedEvent]) -> Vec<(u64, u64, u64)> {
+        events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Spawn {
+                    task, within_ns, ..
+                } => Some((task, e.time_ns, within_ns)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_inherited_spawn_time_is_bounded_by_the_next_reading_and_its_run() {
+        let events = merge(
+            vec![
+                track(
+                    W0,
+                    &[
+                        (100, event::RUN_BEGIN, 0, 0),
+                        // Both took the run's reading; worker 1 ran the
+                        // second at 130, before worker 0's next reading.
+                        (100, INHERITED_SPAWN, 0, 7),
+                        (100, INHERITED_SPAWN, 0, 8),
+                        (180, event::RUN_BEGIN, 0, 7),
+                        (200, event::SPAWN, 0, 9),
+                    ],
+                ),
+                track(W1, &[(130, event::RUN_BEGIN, 0, 8)]),
+            ],
+            1_000,
+        );
+        // Ids in the order of the spawns; task 9's spawn read the clock.
+        assert_eq!(spawns(&events), [(1, 100, 80), (2, 100, 30), (3, 200, 0)]);
+    }
+
+    #[test]
+    fn an_inherited_spawn_with_no_reading_after_it_is_bounded_by_the_take() {
+        let events = merge(
+            vec![track(
+                W0,
+                &[(100, event::RUN_BEGIN, 0, 0), (100, INHERITED_SPAWN, 0, 7)],
+            )],
+            150,
+        );
+        assert_eq!(spawns(&events), [(1, 100, 50)]);
+    }
+
+    #[test]
+    fn a_track_keeps_its_order_and_its_times_never_go_back() {
+        let events = merge(
+            vec![
+                track(
+                    W0,
+                    &[
+                        (100, event::RUN_BEGIN, 0, 5),
+                        // A spawn that inherited an older reading (the
+                        // ring's oldest events were lost) is raised to the
+                        // reading before it, and stays after it.
+                        (90, INHERITED_SPAWN, 0, 7),
+                        // A reading a little behind (another core).
+                        (99, event::STATE, event::SEARCHING, 0),
+                    ],
+                ),
+                // Another track's spawn at the same time goes first.
+                track(W1, &[(100, event::SPAWN, 0, 5)]),
+            ],
+            1_000,
+        );
+        let order: Vec<(Track, u64, &str)> = events
+            .iter()
+            .map(|e| {
+                let name = match e.kind {
+                    EventKind::Spawn { .. } => "spawn",
+                    EventKind::RunBegin { .. } => "begin",
+                    EventKind::RunEnd { .. } => "end",
+                    EventKind::State(_) => "state",
+                    _ => "other",
+                };
+                (e.track, e.time_ns, name)
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (W1, 100, "spawn"),
+                (W0, 100, "begin"),
+                (W0, 100, "spawn"),
+                (W0, 100, "end"),
+                (W0, 100, "state"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_run_finds_its_spawn_even_if_it_sorts_first() {
+        // Worker 1's counter a little behind worker 0's: the run of the
+        // task sorts before its spawn.
+        let events = merge(
+            vec![
+                track(W0, &[(100, event::SPAWN, 0, 42)]),
+                track(W1, &[(99, event::RUN_BEGIN, 0, 42)]),
+            ],
+            1_000,
+        );
+        let run = events.iter().find_map(|e| match e.kind {
+            EventKind::RunBegin { task } => task,
+            _ => None,
+        });
+        assert_eq!(spawns(&events)[0].0, 1);
+        assert_eq!(run, Some(1));
+    }
 }

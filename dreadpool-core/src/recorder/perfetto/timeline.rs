@@ -222,8 +222,17 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
         };
         // No wildcard arm: a new kind of event must be given a place here.
         match event.kind {
-            EventKind::Spawn { task, queue } => {
+            EventKind::Spawn {
+                task,
+                queue,
+                within_ns,
+            } => {
                 let mut args = vec![("task", Arg::Uint(task))];
+                if within_ns > 0 {
+                    // Its time was its worker's latest clock reading: say
+                    // how much later it may have been.
+                    args.push(("within_ns", Arg::Uint(within_ns)));
+                }
                 match queue {
                     SpawnQueue::Local => args.push(("queue", Arg::Str("local"))),
                     SpawnQueue::Global => args.push(("queue", Arg::Str("global"))),
