@@ -155,7 +155,7 @@ impl Registry {
             return Ok(());
         }
         let sampled_at = self.metrics.sample_spawn();
-        let task = envelope.into_outside_task(task, sampled_at, false);
+        let task = envelope.into_outside_task(task, sampled_at, None);
         self.sleep.deliver_external_task(task, &self.injector);
         Ok(())
     }
@@ -169,8 +169,9 @@ impl Registry {
     #[inline(never)]
     fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
         let sampled_at = self.metrics.sample_spawn();
-        let task = envelope.into_outside_task(task, sampled_at, true);
-        self.flight.outside_spawn(task.record_id(), None);
+        let id = crate::recorder::next_task_id();
+        let task = envelope.into_outside_task(task, sampled_at, Some(id));
+        self.flight.outside_spawn(id, None);
         self.sleep.deliver_external_task(task, &self.injector);
     }
 
@@ -243,12 +244,15 @@ impl Registry {
             self.counts.external_spawned();
         }
         let sampled_at = self.metrics.sample_spawn();
-        let identified = self.flight.records_tasks();
-        let task = envelope.into_task(task, sampled_at, identified);
-        if identified {
+        let identity = self
+            .flight
+            .records_tasks()
+            .then(crate::recorder::next_task_id);
+        let task = envelope.into_task(task, sampled_at, identity);
+        if let Some(id) = identity {
             match me {
-                Some(me) => self.flight.worker(me).spawned_inbox(&task, index),
-                None => self.flight.outside_spawn(task.record_id(), Some(index)),
+                Some(me) => self.flight.worker(me).spawned_inbox(id, index),
+                None => self.flight.outside_spawn(id, Some(index)),
             }
         }
         self.inboxes[index].push(task);

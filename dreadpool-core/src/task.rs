@@ -216,22 +216,14 @@ impl Task {
         }
     }
 
-    /// Makes a task of `f` that has an identity for the flight recorder
-    /// (see [`record_id`](Self::record_id)): boxed with a fresh one, even
-    /// when `f` would fit inline. For spawns into a pool recording at
-    /// `Tasks` level.
+    /// Makes a task of `f` with the identity `id` for the flight recorder
+    /// (see [`record_id`](Self::record_id)): boxed with it, even when `f`
+    /// would fit inline. For spawns into a pool recording at `Tasks` level,
+    /// with a fresh identity (`recorder::next_task_id`, or a worker's own
+    /// block of them), and for a wrapper around a task that has one (a
+    /// span's or a latency sample's, `wrap`), with the wrapped task's.
     #[inline(always)]
-    pub(crate) fn new_identified<F>(f: F) -> Task
-    where
-        F: FnOnce() + Send + 'static,
-    {
-        Task::identified_as(crate::recorder::next_task_id(), f)
-    }
-
-    /// A task of `f` with the identity `id`: a fresh one, or the identity of
-    /// the task `f` wraps (a span's or a latency sample's wrapper, `wrap`).
-    #[inline(always)]
-    fn identified_as<F>(id: u64, f: F) -> Task
+    pub(crate) fn identified_as<F>(id: u64, f: F) -> Task
     where
         F: FnOnce() + Send + 'static,
     {
@@ -256,7 +248,7 @@ impl Task {
     }
 
     /// The task's identity for the flight recorder, given when it was made
-    /// at the recorder's `Tasks` level ([`new_identified`](Self::new_identified)),
+    /// at the recorder's `Tasks` level ([`identified_as`](Self::identified_as)),
     /// never given twice in a process; 0 for a task made without one.
     #[inline(always)]
     pub(crate) fn record_id(&self) -> u64 {
@@ -350,12 +342,14 @@ impl Drop for Task {
 /// already made.
 pub(crate) trait IntoTask: Send + 'static {
     fn into_task(self) -> Task;
-    /// The task, with an identity for the flight recorder if it can be
-    /// given one (a closure is boxed; a task already made stays as it is).
-    fn into_identified_task(self) -> Task;
+    /// The task, with the identity `id` for the flight recorder (a closure
+    /// is boxed with it; a task already made is wrapped in one that has
+    /// it).
+    fn into_identified_task(self, id: u64) -> Task;
     /// The task, marked as spawned from outside the pool
-    /// ([`Task::marked_from_outside`]); a closure gets the marked table at once.
-    fn into_outside_task(self, identified: bool) -> Task;
+    /// ([`Task::marked_from_outside`]), with `identity` if given; a closure
+    /// gets the marked table at once.
+    fn into_outside_task(self, identity: Option<u64>) -> Task;
 }
 
 impl<F> IntoTask for F
@@ -365,13 +359,14 @@ where
     fn into_task(self) -> Task {
         Task::new(self)
     }
-    fn into_identified_task(self) -> Task {
-        Task::new_identified(self)
+    #[inline(always)]
+    fn into_identified_task(self, id: u64) -> Task {
+        Task::identified_as(id, self)
     }
     #[inline(always)]
-    fn into_outside_task(self, identified: bool) -> Task {
-        if identified {
-            return Task::new_identified(self).marked_from_outside();
+    fn into_outside_task(self, identity: Option<u64>) -> Task {
+        if let Some(id) = identity {
+            return Task::identified_as(id, self).marked_from_outside();
         }
         if fits::<F>() {
             // SAFETY: `F` is `'static`.
@@ -390,19 +385,15 @@ impl IntoTask for Task {
     fn into_task(self) -> Task {
         self
     }
-    /// A task made without an identity is wrapped in one that has it: an
-    /// allocation per spawn, only at the recorder's `Tasks` level.
-    fn into_identified_task(self) -> Task {
-        if self.vtable.identified {
-            return self;
-        }
-        Task::new_identified(move || self.run())
+    /// Wrapped in a task that has the identity: an allocation per spawn,
+    /// only at the recorder's `Tasks` level.
+    fn into_identified_task(self, id: u64) -> Task {
+        Task::identified_as(id, move || self.run())
     }
-    fn into_outside_task(self, identified: bool) -> Task {
-        if identified {
-            self.into_identified_task().marked_from_outside()
-        } else {
-            self.marked_from_outside()
+    fn into_outside_task(self, identity: Option<u64>) -> Task {
+        match identity {
+            Some(id) => self.into_identified_task(id).marked_from_outside(),
+            None => self.marked_from_outside(),
         }
     }
 }
@@ -463,20 +454,19 @@ impl Envelope {
     /// without those features, is stored as it is: no extra size, no extra
     /// work.
     ///
-    /// `identified` (the pool records at the flight recorder's `Tasks`
-    /// level; a constant `false` without the recorder) boxes a closure that
-    /// would be stored inline, so that its spawn can be linked to its run.
+    /// `identity` (given when the pool records at the flight recorder's
+    /// `Tasks` level; a constant `None` without the recorder) boxes the
+    /// closure with it, so that its spawn can be linked to its run.
     #[inline(always)]
     pub(crate) fn into_task(
         self,
         task: impl IntoTask,
         sampled_at: Option<std::time::Instant>,
-        identified: bool,
+        identity: Option<u64>,
     ) -> Task {
-        let task = if identified {
-            task.into_identified_task()
-        } else {
-            task.into_task()
+        let task = match identity {
+            Some(id) => task.into_identified_task(id),
+            None => task.into_task(),
         };
         if self.0.is_none() && sampled_at.is_none() {
             return task;
@@ -492,16 +482,16 @@ impl Envelope {
         self,
         task: impl IntoTask,
         sampled_at: Option<std::time::Instant>,
-        identified: bool,
+        identity: Option<u64>,
     ) -> Task {
         if !crate::metrics::COUNTS_BATCHES {
-            return self.into_task(task, sampled_at, identified);
+            return self.into_task(task, sampled_at, identity);
         }
         if self.0.is_none() && sampled_at.is_none() {
-            return task.into_outside_task(identified);
+            return task.into_outside_task(identity);
         }
         // The wrapper is what runs: mark it.
-        self.into_task(task, sampled_at, identified)
+        self.into_task(task, sampled_at, identity)
             .marked_from_outside()
     }
 }
@@ -639,11 +629,11 @@ mod tests {
         assert!(task.is_from_outside());
         task.run();
         let r = Arc::clone(&ran);
-        let boxed = Task::new_identified(move || {
+        let boxed = Task::identified_as(7, move || {
             r.fetch_add(1, Ordering::SeqCst);
         });
         let id = boxed.record_id();
-        assert_ne!(id, 0);
+        assert_eq!(id, 7);
         let boxed = boxed.marked_from_outside();
         assert!(boxed.is_from_outside());
         assert_eq!(boxed.record_id(), id, "same identity");

@@ -2,7 +2,6 @@
 //! same signatures as `enabled.rs`, every body empty, so call sites need no
 //! `cfg` and the optimiser removes them entirely.
 
-use crate::task::Task;
 use std::time::Duration;
 
 /// Whether the recorder is compiled in: lets call sites fold their checks
@@ -68,7 +67,11 @@ impl SeatRing {
     ///
     /// None needed: it does nothing (the same contract as the real one).
     #[inline(always)]
-    pub(crate) unsafe fn spawned_local(&self, _task: &Task) {}
+    pub(crate) unsafe fn spawned_local(&self, _id: u64) {}
+    #[inline(always)]
+    pub(crate) fn next_task_id(&self) -> u64 {
+        0
+    }
     /// # Safety
     ///
     /// As for `spawned_local`.
@@ -86,7 +89,7 @@ impl WorkerTrack<'_> {
         false
     }
     #[inline(always)]
-    pub(crate) fn spawned_inbox(&self, _task: &Task, _worker: usize) {}
+    pub(crate) fn spawned_inbox(&self, _id: u64, _worker: usize) {}
     #[inline(always)]
     pub(crate) fn run_panicked(&self, _id: u64) {}
     #[inline(always)]

@@ -20,7 +20,6 @@ use super::trigger::{RecordTrigger, TriggerState};
 use super::DEFAULT_RECORD_CAPACITY;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::{lock, Arc, Mutex};
-use crate::task::Task;
 use crossbeam_utils::CachePadded;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -97,7 +96,7 @@ impl FlightRecorder {
     }
 
     /// Whether spawns into this pool are recorded now (its `Tasks` level):
-    /// then they are made with an identity (`Task::new_identified`).
+    /// then they are made with an identity (`Task::identified_as`).
     #[inline(always)]
     pub(crate) fn records_tasks(&self) -> bool {
         self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
@@ -241,6 +240,9 @@ fn take(shared: &Shared) -> Recording {
 pub(crate) struct SeatRing {
     ring: std::ptr::NonNull<Ring>,
     clock: SpawnClock,
+    /// The seat's thread's task identities (a thread-local costs the
+    /// spawn a call where this is a field of the worker at hand).
+    ids: TaskIds,
 }
 
 impl FlightRecorder {
@@ -249,20 +251,28 @@ impl FlightRecorder {
         SeatRing {
             ring: std::ptr::NonNull::from(&*self.shared.rings[index]),
             clock: SpawnClock::new(),
+            ids: TaskIds::new(),
         }
     }
 }
 
 impl SeatRing {
-    /// A spawn into the worker's own queue. Its time is the worker's latest
-    /// clock reading when readings come quickly (`spawn_clock.rs`).
+    /// Its time is the worker's latest clock reading when readings come
+    /// quickly (`spawn_clock.rs`).
     ///
     /// # Safety
     ///
     /// The recorder this came from must still exist (the worker holds its
     /// pool), and the caller must be the thread in the ring's seat.
+    /// A fresh task identity (see [`next_task_id`]).
     #[inline(always)]
-    pub(crate) unsafe fn spawned_local(&self, task: &Task) {
+    pub(crate) fn next_task_id(&self) -> u64 {
+        self.ids.next()
+    }
+
+    /// A spawn of the task with identity `id` into the worker's own queue.
+    #[inline(always)]
+    pub(crate) unsafe fn spawned_local(&self, id: u64) {
         let (ticks, kind) = match self.clock.for_spawn() {
             Stamp::Read(ticks) => (ticks, event::SPAWN),
             Stamp::Inherited(ticks) => (ticks, event::SPAWN | event::INHERITED),
@@ -270,7 +280,7 @@ impl SeatRing {
         // SAFETY: the rings live as long as the recorder (a boxed slice,
         // never moved or shrunk), which the caller keeps alive.
         let ring = unsafe { self.ring.as_ref() };
-        ring.push(pack(ticks, kind, event::QUEUE_LOCAL, 0, task.record_id()));
+        ring.push(pack(ticks, kind, event::QUEUE_LOCAL, 0, id));
     }
 
     /// A task is about to run.
@@ -288,30 +298,48 @@ impl SeatRing {
 }
 
 /// A fresh identity for a task (`Task::record_id`), never given before in
-/// this process. Each thread takes identities from a block of its own and
-/// a new block from a process-wide counter when it runs out, so that a
-/// spawn touches no line that other threads write.
+/// this process, for a spawn from a thread outside the pool (a worker
+/// takes its own, `SeatRing::next_task_id`).
 #[inline(always)]
 pub(crate) fn next_task_id() -> u64 {
+    thread_local! {
+        static MINE: TaskIds = const { TaskIds::new() };
+    }
+    MINE.with(TaskIds::next)
+}
+
+/// A thread's task identities: a block of them at a time from a
+/// process-wide counter, so that a spawn touches no line that other
+/// threads write, and no identity is given twice.
+pub(crate) struct TaskIds {
+    /// The next identity and the end of the block.
+    block: std::cell::Cell<(u64, u64)>,
+}
+
+impl TaskIds {
     /// Identities per block.
     const BLOCK: u64 = 1 << 16;
-    /// The next block; block 0 is never handed out, so no identity is 0
-    /// (the mark of a task without one).
-    static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    thread_local! {
-        /// This thread's next identity and the end of its block.
-        static MINE: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+
+    pub(crate) const fn new() -> Self {
+        TaskIds {
+            block: std::cell::Cell::new((0, 0)),
+        }
     }
-    MINE.with(|mine| {
-        let (next, end) = mine.get();
+
+    #[inline(always)]
+    pub(crate) fn next(&self) -> u64 {
+        /// The next block; block 0 is never handed out, so no identity is
+        /// 0 (the mark of a task without one).
+        static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let (next, end) = self.block.get();
         if next < end {
-            mine.set((next + 1, end));
+            self.block.set((next + 1, end));
             return next;
         }
-        let start = NEXT_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * BLOCK;
-        mine.set((start + 1, start + BLOCK));
+        let start = NEXT_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * Self::BLOCK;
+        self.block.set((start + 1, start + Self::BLOCK));
         start
-    })
+    }
 }
 
 /// A worker seat's view of the recorder. Only the thread in the seat may
@@ -348,15 +376,12 @@ impl WorkerTrack<'_> {
         self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
     }
 
+    /// A spawn of the task with identity `id` into worker `worker`'s inbox
+    /// (`broadcast`).
     #[inline(always)]
-    pub(crate) fn spawned_inbox(&self, task: &Task, worker: usize) {
+    pub(crate) fn spawned_inbox(&self, id: u64, worker: usize) {
         if self.records_tasks() {
-            self.push(
-                event::SPAWN,
-                event::QUEUE_INBOX,
-                worker as u32,
-                task.record_id(),
-            );
+            self.push(event::SPAWN, event::QUEUE_INBOX, worker as u32, id);
         }
     }
 
