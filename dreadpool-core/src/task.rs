@@ -618,6 +618,59 @@ mod tests {
     }
 
     #[test]
+    fn an_identified_task_runs_or_drops_its_closure_once_and_keeps_its_identity() {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let ran = Arc::new(AtomicUsize::new(0));
+        // Captures of every shape: nothing, one word, more than a word.
+        let t = Tally(Arc::clone(&dropped));
+        let r = Arc::clone(&ran);
+        let tasks = [
+            Task::identified_as(1, || {}),
+            Task::identified_as(2, move || {
+                let _t = &t;
+                r.fetch_add(1, Ordering::SeqCst);
+            }),
+            Task::identified_as(3, {
+                let (t, pad) = (Tally(Arc::clone(&dropped)), [7u64; 8]);
+                move || {
+                    let _t = &t;
+                    assert_eq!(pad[7], 7);
+                }
+            }),
+        ];
+        let ids: Vec<u64> = tasks.iter().map(Task::record_id).collect();
+        assert_eq!(ids, [1, 2, 3]);
+        let [a, b, c] = tasks;
+        a.run();
+        b.run();
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            dropped.load(Ordering::SeqCst),
+            1,
+            "run: its captures dropped"
+        );
+        drop(c);
+        assert_eq!(dropped.load(Ordering::SeqCst), 2, "dropped unrun: the same");
+        // A task made without an identity has none.
+        assert_eq!(Task::new(|| {}).record_id(), 0);
+    }
+
+    #[test]
+    fn wrappers_and_made_tasks_take_the_identity_they_are_given() {
+        let made = Task::new(|| {});
+        assert_eq!(made.into_identified_task(9).record_id(), 9);
+        let made = Task::new(|| {});
+        assert_eq!(made.into_outside_task(Some(10)).record_id(), 10);
+        // A span's or a latency sample's wrapper keeps its task's identity.
+        let sampled = Envelope::empty().into_task(|| {}, Some(std::time::Instant::now()), Some(11));
+        assert_eq!(sampled.record_id(), 11);
+        sampled.run();
+        let unsampled = Envelope::empty().into_task(|| {}, Some(std::time::Instant::now()), None);
+        assert_eq!(unsampled.record_id(), 0);
+        unsampled.run();
+    }
+
+    #[test]
     fn a_task_marked_from_outside_keeps_its_closure_and_identity() {
         let ran = Arc::new(AtomicUsize::new(0));
         let r = Arc::clone(&ran);
