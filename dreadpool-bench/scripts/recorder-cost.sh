@@ -2,8 +2,8 @@
 # What the flight recorder (`recorder` feature) costs in wall time, against
 # issue 15's budgets: compiled in at its default level (`Scheduler`) at most
 # 3% more time per task than without the feature; at `Tasks` level at most
-# 1.5x on the nested spawn tree and at most 5 ns per event (three events a
-# task: spawn, run begin, run end).
+# 1.5x on the nested spawn tree and at most 5 ns per event (two events a
+# task: its spawn and its run's begin).
 #
 # Builds `spawn_cost` without the feature (`tracing`, dreadpool's default)
 # and with it (`tracing,recorder`), then `ab.py` runs, in ABBA turns, ROUNDS
