@@ -82,6 +82,7 @@ mod current;
 mod error;
 mod fork_join;
 mod handle;
+mod hint;
 mod idle_latch;
 mod latch;
 mod metrics;

@@ -265,7 +265,9 @@ pub(crate) fn push_if_local<T: IntoTask>(
         // Made inline, as the unrecorded task is: out of line, as a generic
         // function of its own, it cost the `Tasks` level's spawns 26
         // instructions more (a call, a frame, the closure and the envelope
-        // through memory) and the default level nothing measurable.
+        // through memory) and the default level nothing measurable. Marked
+        // unlikely, so that the spawn site's usual path stays together.
+        crate::hint::cold_path();
         let id = worker.seat_ring.next_task_id();
         worker.push_local_recorded(envelope.into_task(task, sampled_at, Some(id)), id);
     } else {
