@@ -16,6 +16,8 @@ use super::level::RecordLevel;
 use super::recording::{merge, Recording, Track, TrackEvents};
 use super::ring::{Copied, Ring};
 use super::spawn_clock::{SpawnClock, Stamp};
+pub(crate) use super::task_ids::next_task_id;
+use super::task_ids::TaskIds;
 use super::trigger::{RecordTrigger, TriggerState};
 use super::DEFAULT_RECORD_CAPACITY;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -257,13 +259,6 @@ impl FlightRecorder {
 }
 
 impl SeatRing {
-    /// Its time is the worker's latest clock reading when readings come
-    /// quickly (`spawn_clock.rs`).
-    ///
-    /// # Safety
-    ///
-    /// The recorder this came from must still exist (the worker holds its
-    /// pool), and the caller must be the thread in the ring's seat.
     /// A fresh task identity (see [`next_task_id`]).
     #[inline(always)]
     pub(crate) fn next_task_id(&self) -> u64 {
@@ -271,6 +266,13 @@ impl SeatRing {
     }
 
     /// A spawn of the task with identity `id` into the worker's own queue.
+    /// Its time is the worker's latest clock reading when readings come
+    /// quickly (`spawn_clock.rs`).
+    ///
+    /// # Safety
+    ///
+    /// The recorder this came from must still exist (the worker holds its
+    /// pool), and the caller must be the thread in the ring's seat.
     #[inline(always)]
     pub(crate) unsafe fn spawned_local(&self, id: u64) {
         let (ticks, kind) = match self.clock.for_spawn() {
@@ -294,51 +296,6 @@ impl SeatRing {
         // SAFETY: as in `spawned_local`.
         let ring = unsafe { self.ring.as_ref() };
         ring.push(pack(now, event::RUN_BEGIN, 0, 0, id));
-    }
-}
-
-/// A fresh identity for a task (`Task::record_id`), never given before in
-/// this process, for a spawn from a thread outside the pool (a worker
-/// takes its own, `SeatRing::next_task_id`).
-#[inline(always)]
-pub(crate) fn next_task_id() -> u64 {
-    thread_local! {
-        static MINE: TaskIds = const { TaskIds::new() };
-    }
-    MINE.with(TaskIds::next)
-}
-
-/// A thread's task identities: a block of them at a time from a
-/// process-wide counter, so that a spawn touches no line that other
-/// threads write, and no identity is given twice.
-pub(crate) struct TaskIds {
-    /// The next identity and the end of the block.
-    block: std::cell::Cell<(u64, u64)>,
-}
-
-impl TaskIds {
-    /// Identities per block.
-    const BLOCK: u64 = 1 << 16;
-
-    pub(crate) const fn new() -> Self {
-        TaskIds {
-            block: std::cell::Cell::new((0, 0)),
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn next(&self) -> u64 {
-        /// The next block; block 0 is never handed out, so no identity is
-        /// 0 (the mark of a task without one).
-        static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let (next, end) = self.block.get();
-        if next < end {
-            self.block.set((next + 1, end));
-            return next;
-        }
-        let start = NEXT_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * Self::BLOCK;
-        self.block.set((start + 1, start + Self::BLOCK));
-        start
     }
 }
 

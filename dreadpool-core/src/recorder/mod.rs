@@ -9,6 +9,7 @@
 //! - `ring.rs`: the single-writer ring and its torn-read-free copy;
 //! - `clock.rs`: the timestamp counter and its conversion at dump time;
 //! - `spawn_clock.rs`: when a worker's spawn spares its clock read;
+//! - `task_ids.rs`: the identities that link a spawn to its run;
 //! - `event.rs`: an event's three words;
 //! - `enabled.rs`: the pool's recorder, its workers' tracks, outside
 //!   threads' rings;
@@ -44,6 +45,8 @@ mod perfetto;
 mod recording;
 #[cfg(feature = "recorder")]
 mod spawn_clock;
+#[cfg(feature = "recorder")]
+mod task_ids;
 #[cfg(feature = "recorder")]
 mod trigger;
 
