@@ -654,6 +654,17 @@ fn perfetto_edge_cases_drop_an_orphan_end_nest_runs_and_escape_names() {
         spawn.get("track_event.flow_ids"),
         run5.get("track_event.terminating_flow_ids")
     );
+    // Task 3's spawn took its worker's latest reading: it says by how much
+    // it may be late. The outside spawn read the clock: it says nothing.
+    let spawn3 = packets
+        .iter()
+        .find(|p| {
+            p.uint("track_event.track_uuid") == Some(w0)
+                && p.get("track_event.name") == Some("\"spawn\"")
+        })
+        .expect("task 3's spawn");
+    assert_eq!(spawn3.annotation("within_ns"), Some("3"));
+    assert_eq!(spawn.annotation("within_ns"), None);
 
     // Worker 1's states are slices on its state track, with its scheduler
     // events as instants there.
@@ -839,6 +850,15 @@ fn chrome_json_edge_cases_escape_names_drop_an_orphan_end_and_close_open_runs() 
     assert_eq!(flow("f", 3), Some(threads[WORKER_0]));
     assert_eq!(flow("s", 5), Some(threads[OUTSIDE]));
     assert_eq!(flow("f", 5), Some(threads[WORKER_1]));
+    // Only the spawn whose time was inherited says how late it may be.
+    let spawn_of = |task: u64| {
+        events
+            .iter()
+            .find(|e| e["name"] == "spawn" && e["args"]["task"] == task)
+            .unwrap()
+    };
+    assert_eq!(spawn_of(3)["args"]["within_ns"], 3);
+    assert!(spawn_of(5)["args"].get("within_ns").is_none());
     let steal = events.iter().find(|e| e["name"] == "steal").unwrap();
     assert_eq!(steal["args"]["victim"], 0);
     assert_eq!(steal["args"]["batch"], 2);
