@@ -3,7 +3,7 @@
 //!
 //! At `Tasks` level a worker records two events a task: the run's begin and
 //! (on average, in a spawn tree) one spawn. Reading the clock is most of an
-//! event's cost: `rdtsc` adds 6-8 ns wherever it stands on this project's
+//! event's cost: `rdtsc` adds 6-10 ns wherever it stands on this project's
 //! AMD EPYC guests, the rest of an event about 1 ns. With a reading for
 //! each, the nested spawn tree (13-16 ns a task) ran 1.5x to 1.6x its time
 //! without the recorder, and 1 us tasks 2.0% to 2.5% slower: both over
