@@ -435,6 +435,24 @@ impl Samples {
             .push(value);
     }
 
+    /// The median over repetitions of `f(a's sample, b's sample)`, each
+    /// pair from one repetition: a paired comparison of two contenders,
+    /// which cancels what drifts between repetitions (the machine's load,
+    /// its other tenants) where a ratio of two medians does not.
+    #[cfg(feature = "recorder")]
+    fn paired(
+        &self,
+        metric: &str,
+        a: Contender,
+        b: Contender,
+        f: impl Fn(f64, f64) -> f64,
+    ) -> Option<f64> {
+        let by = self.0.get(metric)?;
+        let (a, b) = (by.get(&a)?, by.get(&b)?);
+        let values: Vec<f64> = a.iter().zip(b).map(|(&a, &b)| f(a, b)).collect();
+        report::median(&values)
+    }
+
     fn medians(&self, metric: &str) -> Vec<(Contender, f64)> {
         self.0
             .get(metric)
@@ -946,18 +964,25 @@ fn build_rows(
 /// dreadpool's (issue 15: at most 1.5x on the nested tree), and per event
 /// (at most 5 ns). A task there makes two events: its spawn and its run's
 /// begin (a run's end is not recorded; see `recorder/README.md`).
+///
+/// Both are medians of paired figures, one per repetition, not ratios of
+/// the two contenders' medians (which gave 1.24x to 1.73x in nine runs of
+/// the nested tree on one evening). They still depend on the company: run
+/// with `--contenders dreadpool,dreadpool-tasks` the ratio was 1.39x-1.42x,
+/// as paired runs of `spawn_cost` (`ab.py`) give, and with any third
+/// contender 1.45x-1.86x (`BENCHMARKS.md`, issue 15).
 #[cfg(feature = "recorder")]
 fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
     const EVENTS_PER_TASK: f64 = 2.0;
+    let (plain, recorded) = (Contender::Dreadpool, Contender::DreadpoolTasks);
     for (metric, label, ratio_target) in [
         ("nested", "nested tree", Some(1.5)),
         ("external", "external spawns", None),
     ] {
-        let medians = samples.medians(metric);
-        let of = |c| medians.iter().find(|&&(x, _)| x == c).map(|&(_, v)| v);
-        let (Some(plain), Some(recorded)) =
-            (of(Contender::Dreadpool), of(Contender::DreadpoolTasks))
-        else {
+        let (Some(ratio), Some(per_event)) = (
+            samples.paired(metric, plain, recorded, |p, r| r / p),
+            samples.paired(metric, plain, recorded, |p, r| (r - p) / EVENTS_PER_TASK),
+        ) else {
             continue;
         };
         rows.push(Row {
@@ -965,7 +990,7 @@ fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
             unit: "x",
             better: Better::Lower,
             target: ratio_target.map_or(Target::None, Target::AtMost),
-            values: vec![(Contender::Dreadpool, recorded / plain)],
+            values: vec![(Contender::Dreadpool, ratio)],
             interval: None,
         });
         rows.push(Row {
@@ -973,7 +998,7 @@ fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
             unit: "ns",
             better: Better::Lower,
             target: Target::AtMost(5.0),
-            values: vec![(Contender::Dreadpool, (recorded - plain) / EVENTS_PER_TASK)],
+            values: vec![(Contender::Dreadpool, per_event)],
             interval: None,
         });
     }
