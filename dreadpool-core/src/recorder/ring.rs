@@ -61,9 +61,10 @@ pub(crate) struct Ring {
     head: CachePadded<AtomicU64>,
     /// `capacity * WORDS` words.
     slots: Box<[AtomicU64]>,
-    /// A power of two.
-    capacity: u64,
-    /// `capacity - 1`: an event's slot is its number masked by this.
+    /// `capacity - 1`, `capacity` (events held) a power of two: an event's
+    /// slot is its number masked by this. Kept rather than the capacity:
+    /// the writer needs the mask on every event, the reader the capacity
+    /// once a copy.
     mask: u64,
 }
 
@@ -84,15 +85,13 @@ impl Ring {
         Ring {
             head: CachePadded::new(AtomicU64::new(0)),
             slots: zeroed_words(capacity * WORDS),
-            capacity: capacity as u64,
             mask: capacity as u64 - 1,
         }
     }
 
     /// Events it holds at most.
-    #[cfg(test)]
-    pub(crate) fn capacity(&self) -> usize {
-        self.capacity as usize
+    pub(crate) fn capacity(&self) -> u64 {
+        self.mask + 1
     }
 
     /// Publishes `event`, overwriting the oldest when full.
@@ -131,7 +130,7 @@ impl Ring {
     pub(crate) fn copy(&self) -> Copied {
         // Acquire: pairs with the writer's release store of `head`.
         let end = self.head.load(Ordering::Acquire);
-        let start = end.saturating_sub(self.capacity);
+        let start = end.saturating_sub(self.capacity());
         let mut events = Vec::with_capacity((end - start) as usize);
         for n in start..end {
             let base = (n & self.mask) as usize * WORDS;
@@ -154,7 +153,7 @@ impl Ring {
         let now = self.head.load(Ordering::Relaxed);
         // Events overwritten during the copy (and possibly torn): n with
         // n + capacity <= now.
-        let intact_from = now.saturating_sub(self.capacity - 1).max(start);
+        let intact_from = now.saturating_sub(self.mask).max(start);
         let torn = (intact_from - start) as usize;
         events.drain(..torn.min(events.len()));
         Copied {

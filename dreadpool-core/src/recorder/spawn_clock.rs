@@ -19,8 +19,11 @@
 //! - Otherwise every spawn reads the clock, until readings come quickly
 //!   again.
 //!
-//! **What an inherited time means.** It is the latest reading the worker
-//! took before the spawn, so the spawn happened at or after it, and before
+//! **What an inherited time means.** It is the latest reading this policy
+//! saw before the spawn (a run's begin or a spawn's; the worker's
+//! scheduler events read the clock on their own, and `recording::merge`
+//! raises the time to the latest of those before it), so the spawn
+//! happened at or after it, and before
 //! the worker's next reading (whatever event took it) and before the
 //! spawned task began to run. `recording::merge` turns these bounds into the
 //! spawn's `within_ns`: a recording never claims a precision it does not
