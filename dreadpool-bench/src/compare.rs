@@ -15,6 +15,8 @@ use crate::bootstrap;
 use crate::contenders::{Contender, PoolSet};
 use crate::fork_join;
 use crate::offload::{self, OffloadPools};
+#[cfg(feature = "recorder")]
+use crate::recorder_cost::{recorder_pair, EVENTS_PER_TASK};
 use crate::report::{self, Better, Row, Target};
 use crate::scenarios::{
     calibrate_spin, compute_plan, compute_serial, latency_histogram, Compute, External, FanOut,
@@ -435,22 +437,10 @@ impl Samples {
             .push(value);
     }
 
-    /// The median over repetitions of `f(a's sample, b's sample)`, each
-    /// pair from one repetition: a paired comparison of two contenders,
-    /// which cancels what drifts between repetitions (the machine's load,
-    /// its other tenants) where a ratio of two medians does not.
+    /// The median of `contender`'s samples of `metric`.
     #[cfg(feature = "recorder")]
-    fn paired(
-        &self,
-        metric: &str,
-        a: Contender,
-        b: Contender,
-        f: impl Fn(f64, f64) -> f64,
-    ) -> Option<f64> {
-        let by = self.0.get(metric)?;
-        let (a, b) = (by.get(&a)?, by.get(&b)?);
-        let values: Vec<f64> = a.iter().zip(b).map(|(&a, &b)| f(a, b)).collect();
-        report::median(&values)
+    fn median(&self, metric: &str, contender: Contender) -> Option<f64> {
+        report::median(self.0.get(metric)?.get(&contender)?)
     }
 
     fn medians(&self, metric: &str) -> Vec<(Contender, f64)> {
@@ -563,6 +553,22 @@ pub fn run(options: &Options) -> Results {
             if wants("nested") {
                 let took = pools.run(c, &nested);
                 samples.push("nested", c, ns_per_task(took, nested.tasks()));
+            }
+        }
+        #[cfg(feature = "recorder")]
+        if contenders.contains(&Contender::Dreadpool)
+            && contenders.contains(&Contender::DreadpoolTasks)
+        {
+            let recorded = Contender::DreadpoolTasks;
+            if wants("external") {
+                let pair = recorder_pair(&mut pools, &external, sizes.external, rep);
+                samples.push("recorder-ratio:external", recorded, pair.ratio);
+                samples.push("recorder-event:external", recorded, pair.ns_per_event);
+            }
+            if wants("nested") {
+                let pair = recorder_pair(&mut pools, &nested, nested.tasks(), rep);
+                samples.push("recorder-ratio:nested", recorded, pair.ratio);
+                samples.push("recorder-event:nested", recorded, pair.ns_per_event);
             }
         }
         for &c in &order {
@@ -962,26 +968,29 @@ fn build_rows(
 
 /// The flight recorder's cost at `Tasks` level: time per task over plain
 /// dreadpool's (issue 15: at most 1.5x on the nested tree), and per event
-/// (at most 5 ns). A task there makes two events: its spawn and its run's
-/// begin (a run's end is not recorded; see `recorder/README.md`).
-///
-/// Both are medians of paired figures, one per repetition, not ratios of
-/// the two contenders' medians (which gave 1.24x to 1.73x in nine runs of
-/// the nested tree on one evening). They still depend on the company: run
-/// with `--contenders dreadpool,dreadpool-tasks` the ratio was 1.39x-1.42x,
-/// as paired runs of `spawn_cost` (`ab.py`) give, and with any third
-/// contender 1.45x-1.86x (`BENCHMARKS.md`, issue 15).
+/// (at most 5 ns). Medians over repetitions of the back-to-back blocks of
+/// `recorder_cost.rs`, not pairs of the two contenders' turns in the
+/// rotation, which other pools' runs keep seconds apart.
 #[cfg(feature = "recorder")]
 fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
-    const EVENTS_PER_TASK: f64 = 2.0;
-    let (plain, recorded) = (Contender::Dreadpool, Contender::DreadpoolTasks);
-    for (metric, label, ratio_target) in [
-        ("nested", "nested tree", Some(1.5)),
-        ("external", "external spawns", None),
+    let recorded = Contender::DreadpoolTasks;
+    for (ratio_metric, event_metric, label, ratio_target) in [
+        (
+            "recorder-ratio:nested",
+            "recorder-event:nested",
+            "nested tree",
+            Some(1.5),
+        ),
+        (
+            "recorder-ratio:external",
+            "recorder-event:external",
+            "external spawns",
+            None,
+        ),
     ] {
         let (Some(ratio), Some(per_event)) = (
-            samples.paired(metric, plain, recorded, |p, r| r / p),
-            samples.paired(metric, plain, recorded, |p, r| (r - p) / EVENTS_PER_TASK),
+            samples.median(ratio_metric, recorded),
+            samples.median(event_metric, recorded),
         ) else {
             continue;
         };
@@ -994,7 +1003,9 @@ fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
             interval: None,
         });
         rows.push(Row {
-            metric: format!("recorder at Tasks level, {label}: cost per event (2 per task)"),
+            metric: format!(
+                "recorder at Tasks level, {label}: cost per event ({EVENTS_PER_TASK} per task)"
+            ),
             unit: "ns",
             better: Better::Lower,
             target: Target::AtMost(5.0),

@@ -12,6 +12,8 @@
 //!   beside a busy one (issue 18).
 //! - [`fork_join`]: `dreadpool::join` beside `rayon::join` and chili on
 //!   recursive workloads, and scoped spawns beside rayon's (issue 16).
+//! - `recorder_cost` (with the `recorder` feature): the flight recorder's
+//!   cost, plain and recorded dreadpool run back to back (issue 15).
 //! - [`sys`]: CPU time and resident memory of this process.
 //! - [`report`]: medians, the targets of issue 6 and the results table.
 //! - [`bootstrap`]: the 95% interval of a wake latency percentile ratio.
@@ -26,6 +28,8 @@ pub mod compare;
 pub mod contenders;
 pub mod fork_join;
 pub mod offload;
+#[cfg(feature = "recorder")]
+pub mod recorder_cost;
 pub mod report;
 pub mod scenarios;
 pub mod seed;
