@@ -124,6 +124,41 @@ pub mod __loom {
             self.0.copy().events
         }
     }
+
+    /// A thread's ring of identity slots (see
+    /// `recorder/identity_slots.rs`), holding `u64`s for closures.
+    pub struct SlotRing(crate::recorder::identity_slots::SlotRing);
+
+    impl SlotRing {
+        /// A ring of `slots` free slots (a power of two).
+        pub fn new(slots: usize) -> Self {
+            SlotRing(crate::recorder::identity_slots::SlotRing::new(slots))
+        }
+
+        /// The owner claims the slot at `*cursor` and fills it with `id` and
+        /// `value`, if its last task let it go; returns its index, which
+        /// stands for the task published to a worker.
+        pub fn claim_and_fill(&self, cursor: &mut usize, id: u64, value: u64) -> Option<usize> {
+            let index = *cursor & (self.0.len() - 1);
+            let slot = self.0.claim(cursor)?;
+            // SAFETY: just claimed; a `u64` fits in a word.
+            unsafe { slot.fill(id, value) };
+            Some(index)
+        }
+
+        /// The worker that holds slot `index`'s task takes its identity and
+        /// value, and frees the slot.
+        ///
+        /// # Safety
+        ///
+        /// The caller holds that slot's task (it was published to it after
+        /// `claim_and_fill`), once.
+        pub unsafe fn take(&self, index: usize) -> (u64, u64) {
+            let slot = self.0.slot(index);
+            // SAFETY: passed on from our caller.
+            unsafe { (slot.id(), slot.take::<u64>()) }
+        }
+    }
 }
 
 pub use builder::{

@@ -1,5 +1,6 @@
 //! The unit of work.
 
+use crate::recorder::identity_slots::IdentitySlot;
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 
@@ -45,9 +46,9 @@ struct TaskVTable {
     call: unsafe fn(*mut u8),
     /// Drops the closure in the data word without calling it.
     drop: unsafe fn(*mut u8),
-    /// Whether the data word is a `Box<Identified<_>>`: then the task has an
-    /// identity for the flight recorder (see [`Task::record_id`]).
-    identified: bool,
+    /// Where the task's identity for the flight recorder is, if it has one
+    /// (see [`Task::record_id`]).
+    identity: Identity,
     /// Whether the task was spawned from outside the pool (the `metrics`
     /// feature counts such tasks where they run, by their `call`: see
     /// [`Task::marked_from_outside`]). Read by the tests.
@@ -55,6 +56,17 @@ struct TaskVTable {
     outside: bool,
     /// The same table with `outside` set.
     as_outside: fn() -> &'static TaskVTable,
+}
+
+/// Where a task keeps its identity for the flight recorder's `Tasks` level.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Identity {
+    /// It has none.
+    None,
+    /// The data word is a `Box<Identified<_>>`.
+    Boxed,
+    /// The data word points to an [`IdentitySlot`] (outside spawns).
+    Slot,
 }
 
 /// The table for closures of type `F`, as a constant so that
@@ -65,7 +77,7 @@ impl<F: FnOnce()> VTable<F> {
     const TABLE: TaskVTable = TaskVTable {
         call: call_inline::<F>,
         drop: drop_inline::<F>,
-        identified: false,
+        identity: Identity::None,
         outside: false,
         as_outside: Self::outside_table,
     };
@@ -84,7 +96,7 @@ impl<F: FnOnce()> VTable<F> {
     const IDENTIFIED_TABLE: TaskVTable = TaskVTable {
         call: call_identified::<F>,
         drop: drop_inline::<Box<Identified<F>>>,
-        identified: true,
+        identity: Identity::Boxed,
         outside: false,
         as_outside: Self::identified_outside_table,
     };
@@ -95,6 +107,17 @@ impl<F: FnOnce()> VTable<F> {
         ..Self::IDENTIFIED_TABLE
     };
 
+    /// For a closure in an [`IdentitySlot`], whose address the data word
+    /// holds: only spawns from outside the pool use slots, so this table is
+    /// its own outside twin.
+    const SLOT_OUTSIDE_TABLE: TaskVTable = TaskVTable {
+        call: call_slot_outside::<F>,
+        drop: drop_slot::<F>,
+        identity: Identity::Slot,
+        outside: true,
+        as_outside: Self::slot_outside_table,
+    };
+
     // (Functions, not references, in the tables: two constants that refer
     // to each other would be a cycle.)
     fn outside_table() -> &'static TaskVTable {
@@ -103,6 +126,10 @@ impl<F: FnOnce()> VTable<F> {
 
     fn identified_outside_table() -> &'static TaskVTable {
         &Self::IDENTIFIED_OUTSIDE_TABLE
+    }
+
+    fn slot_outside_table() -> &'static TaskVTable {
+        &Self::SLOT_OUTSIDE_TABLE
     }
 }
 
@@ -179,6 +206,31 @@ unsafe fn call_identified_outside<F: FnOnce()>(data: *mut u8) {
     unsafe { call_identified::<F>(data) }
 }
 
+/// # Safety
+///
+/// `data` must hold a `&IdentitySlot` filled with an `F` by
+/// [`Task::in_slot`], which the caller gives up.
+unsafe fn call_slot_outside<F: FnOnce()>(data: *mut u8) {
+    // (Only the `metrics` feature counts outside tasks; without it, slots
+    // are the only marked tasks, and need not look up their worker.)
+    if crate::metrics::COUNTS_BATCHES {
+        crate::worker::count_outside_task();
+    }
+    // SAFETY: passed on from our caller: the slot holds our `F`, and we
+    // hold its task. The slot is freed here, before the closure runs, as a
+    // boxed closure's box is.
+    let f = unsafe { data.cast::<&IdentitySlot>().read().take::<F>() };
+    f();
+}
+
+/// # Safety
+///
+/// As for [`call_slot_outside`].
+unsafe fn drop_slot<F>(data: *mut u8) {
+    // SAFETY: as in `call_slot_outside`.
+    drop(unsafe { data.cast::<&IdentitySlot>().read().take::<F>() });
+}
+
 /// True when an `F` can live in a task's data word.
 const fn fits<F>() -> bool {
     size_of::<F>() <= size_of::<usize>() && align_of::<F>() <= align_of::<usize>()
@@ -233,6 +285,23 @@ impl Task {
         unsafe { Task::with_table(boxed, &VTable::<F>::IDENTIFIED_TABLE) }
     }
 
+    /// Makes a task of `f`, spawned from outside the pool, with the identity
+    /// `id`, stored in `slot` (just claimed by this thread, see
+    /// `recorder/identity_slots.rs`): an identified task without a box.
+    #[inline(always)]
+    fn in_slot<F>(slot: &'static IdentitySlot, id: u64, f: F) -> Task
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        assert!(fits::<F>(), "only called for closures that fit");
+        // SAFETY: the slot was just claimed by this thread and is filled
+        // once; `F` fits in its word (the assert, a constant per `F`).
+        unsafe { slot.fill(id, f) };
+        // SAFETY: a reference is `'static` and fits; the table is made for
+        // a slot holding an `F`.
+        unsafe { Task::with_table(slot, &VTable::<F>::SLOT_OUTSIDE_TABLE) }
+    }
+
     /// Boxes `f` and stores the box.
     ///
     /// # Safety
@@ -252,13 +321,15 @@ impl Task {
     /// never given twice in a process; 0 for a task made without one.
     #[inline(always)]
     pub(crate) fn record_id(&self) -> u64 {
-        if self.vtable.identified {
-            // SAFETY: an identified task's data word holds a live
-            // `Box<Identified<_>>` (`identified_as`; the task still owns
-            // it), whose first word is the identity (`repr(C)`).
-            unsafe { (self.data.assume_init() as *const u64).read() }
-        } else {
-            0
+        match self.vtable.identity {
+            Identity::None => 0,
+            // SAFETY: the data word holds a live `Box<Identified<_>>`
+            // (`identified_as`; the task still owns it), whose first word is
+            // the identity (`repr(C)`).
+            Identity::Boxed => unsafe { (self.data.assume_init() as *const u64).read() },
+            // SAFETY: the data word holds the address of the slot this task
+            // fills (`in_slot`), which the task owns until it runs.
+            Identity::Slot => unsafe { (*(self.data.assume_init() as *const IdentitySlot)).id() },
         }
     }
 
@@ -366,6 +437,11 @@ where
     #[inline(always)]
     fn into_outside_task(self, identity: Option<u64>) -> Task {
         if let Some(id) = identity {
+            if fits::<F>() {
+                if let Some(slot) = crate::recorder::identity_slots::claim() {
+                    return Task::in_slot(slot, id, self);
+                }
+            }
             return Task::identified_as(id, self).marked_from_outside();
         }
         if fits::<F>() {
@@ -484,7 +560,9 @@ impl Envelope {
         sampled_at: Option<std::time::Instant>,
         identity: Option<u64>,
     ) -> Task {
-        if !crate::metrics::COUNTS_BATCHES {
+        // (An identified task goes on: a closure's identity may take a
+        // slot, `IntoTask::into_outside_task`, which marks it either way.)
+        if !crate::metrics::COUNTS_BATCHES && identity.is_none() {
             return self.into_task(task, sampled_at, identity);
         }
         if self.0.is_none() && sampled_at.is_none() {
@@ -653,6 +731,48 @@ mod tests {
         assert_eq!(dropped.load(Ordering::SeqCst), 2, "dropped unrun: the same");
         // A task made without an identity has none.
         assert_eq!(Task::new(|| {}).record_id(), 0);
+    }
+
+    // (Slots exist with the recorder only.)
+    #[cfg(feature = "recorder")]
+    #[test]
+    fn an_outside_task_in_a_slot_runs_or_drops_its_closure_once_and_frees_the_slot() {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let ran = Arc::new(AtomicUsize::new(0));
+        // A one-word capture (an `Arc`) takes a slot of this thread's rings.
+        let tally = Tally(Arc::clone(&dropped));
+        let r = Arc::clone(&ran);
+        let runs = Arc::new(move || {
+            let _t = &tally;
+            r.fetch_add(1, Ordering::SeqCst);
+        });
+        let task = {
+            let runs = Arc::clone(&runs);
+            move || runs()
+        }
+        .into_outside_task(Some(11));
+        assert!(task.vtable.identity == Identity::Slot, "a slot, not a box");
+        assert!(task.is_from_outside());
+        assert_eq!(task.record_id(), 11);
+        task.run();
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        let unrun = {
+            let runs = Arc::clone(&runs);
+            move || runs()
+        }
+        .into_outside_task(Some(12));
+        assert_eq!(unrun.record_id(), 12);
+        drop(unrun);
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "dropped unrun: not run");
+        assert_eq!(Arc::strong_count(&runs), 1, "both captures dropped");
+        drop(runs);
+        assert_eq!(dropped.load(Ordering::SeqCst), 1);
+        // A closure larger than a word is boxed with its identity.
+        let big = [1u64; 4];
+        let boxed = (move || assert_eq!(big[3], 1)).into_outside_task(Some(13));
+        assert!(boxed.vtable.identity == Identity::Boxed);
+        assert_eq!(boxed.record_id(), 13);
+        boxed.run();
     }
 
     #[test]

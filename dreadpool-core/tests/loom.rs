@@ -47,7 +47,11 @@
 //!   `a_join_races_the_thief_of_its_fork`): the thief sets the fork's latch
 //!   before it writes the result, so the joiner can find none.
 //!
-//! `.ci/run` runs the clean build and all ten broken ones.
+//! - `__broken_slot_relaxed_free` (fails `an_identity_slot_is_never_shared`):
+//!   a worker frees an outside spawn's identity slot with a Relaxed store, so
+//!   the slot's owner can fill it again while the worker is still reading it.
+//!
+//! `.ci/run` runs the clean build and all eleven broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -324,5 +328,41 @@ fn the_recorders_reader_never_keeps_a_torn_event() {
             );
         }
         writer.join().unwrap();
+    });
+}
+
+/// The identity slots of outside spawns at `Tasks` level: the owner of a
+/// one-slot ring fills it, hands the "task" to a worker, and fills the slot
+/// again as soon as it finds it free; the worker takes the first value.
+/// loom's cell reports a fill that races the worker's take, and the worker
+/// must see the first task whole.
+#[test]
+fn an_identity_slot_is_never_shared() {
+    use loom::sync::atomic::AtomicBool;
+    model(|| {
+        let ring = Arc::new(dreadpool_core::__loom::SlotRing::new(1));
+        // The pool's queue, reduced to its Release/Acquire handover.
+        let published = Arc::new(AtomicBool::new(false));
+        let mut cursor = 0;
+        let index = ring
+            .claim_and_fill(&mut cursor, 1, 10)
+            .expect("a new ring is free");
+        let worker = {
+            let (ring, published) = (Arc::clone(&ring), Arc::clone(&published));
+            loom::thread::spawn(move || {
+                while !published.load(Ordering::Acquire) {
+                    loom::thread::yield_now();
+                }
+                // SAFETY: the task was published to us alone, once.
+                unsafe { ring.take(index) }
+            })
+        };
+        published.store(true, Ordering::Release);
+        // The owner's next spawn: the slot is taken until the worker lets
+        // it go, then it is filled again.
+        while ring.claim_and_fill(&mut cursor, 2, 20).is_none() {
+            loom::thread::yield_now();
+        }
+        assert_eq!(worker.join().unwrap(), (1, 10), "the first task, whole");
     });
 }

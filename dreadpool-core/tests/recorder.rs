@@ -280,6 +280,37 @@ fn a_skewed_load_shows_steals_and_flows_across_workers() {
     }
 }
 
+/// Spawns an empty task from a new thread, named with a fresh name (which
+/// it returns), whose first spawn therefore reads the clock.
+fn spawn_from_a_new_thread(pool: &ThreadPool) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("reference-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name(name.clone())
+            .spawn_scoped(s, || pool.spawn(|| {}))
+            .unwrap();
+    });
+    name
+}
+
+/// The one spawn recorded on the outside thread named `name`.
+fn only_spawn_of(recording: &dreadpool_core::Recording, name: &str) -> RecordedEvent {
+    let track = recording
+        .outside_threads()
+        .iter()
+        .position(|n| n == name)
+        .expect("the thread's track is in the recording");
+    let spawns: Vec<RecordedEvent> = recording
+        .events()
+        .iter()
+        .filter(|e| e.track == Track::Outside(track) && matches!(e.kind, EventKind::Spawn { .. }))
+        .copied()
+        .collect();
+    assert_eq!(spawns.len(), 1, "{name} spawned once");
+    spawns[0]
+}
+
 /// One attempt of the test below: the recorded spawn of a task made after
 /// the main thread's outside spawn, and that outside spawn's time.
 fn spawn_after_an_outside_spawn() -> (RecordedEvent, RecordedEvent, u64) {
@@ -303,21 +334,14 @@ fn spawn_after_an_outside_spawn() -> (RecordedEvent, RecordedEvent, u64) {
     });
     began_rx.recv().unwrap();
     // From outside, while the waiting task runs: a spawn that reads the
-    // clock. The spawn under test happens after it.
-    pool.spawn(|| {});
+    // clock (the first spawn of a new thread always does). The spawn under
+    // test happens after it.
+    let reference = spawn_from_a_new_thread(&pool);
     go_tx.send(()).unwrap();
     pool.join();
     let recording = pool.recording();
     assert_well_formed(&recording);
-    // The main thread's second spawn (its first made the spawning task).
-    let outside = *recording
-        .events()
-        .iter()
-        .filter(|e| {
-            matches!(e.track, Track::Outside(_)) && matches!(e.kind, EventKind::Spawn { .. })
-        })
-        .nth(1)
-        .expect("the outside spawn was recorded");
+    let outside = only_spawn_of(&recording, &reference);
     let last = *recording
         .events()
         .iter()
@@ -361,6 +385,78 @@ fn a_spawns_recorded_bounds_hold_the_moment_it_happened() {
         }
     }
     eprintln!("{inherited} of 5 spawns under test took their worker's latest reading");
+}
+
+/// One attempt of the test below, from outside the pool: the main thread
+/// spawns in a loop, so that its readings come quickly and its next spawns
+/// may take its latest one; waits while another thread makes a spawn that
+/// reads the clock; then spawns the task under test. Returns that spawn,
+/// the other thread's, and the run of the task under test.
+fn outside_spawn_after_another_threads_spawn() -> (RecordedEvent, RecordedEvent, u64) {
+    let pool = pool(1, RecordLevel::Tasks);
+    for _ in 0..64 {
+        pool.spawn(|| {});
+    }
+    let reference = spawn_from_a_new_thread(&pool);
+    let (ran_tx, ran_rx) = mpsc::channel::<()>();
+    pool.spawn(move || ran_tx.send(()).unwrap());
+    ran_rx.recv().unwrap();
+    pool.join();
+    let recording = pool.recording();
+    assert_well_formed(&recording);
+    // The main thread's last spawn (by its track: an inherited time may
+    // sort it before the other thread's spawn).
+    let me = std::thread::current().name().unwrap_or("main").to_owned();
+    let mine = recording
+        .outside_threads()
+        .iter()
+        .position(|n| *n == me)
+        .expect("the main thread's track is in the recording");
+    let under_test = *recording
+        .events()
+        .iter()
+        .rfind(|e| e.track == Track::Outside(mine) && matches!(e.kind, EventKind::Spawn { .. }))
+        .expect("the main thread's spawns were recorded");
+    let EventKind::Spawn { task, .. } = under_test.kind else {
+        unreachable!()
+    };
+    let run = timelines(&recording)[&task].begin.expect("it ran").time_ns;
+    (under_test, only_spawn_of(&recording, &reference), run)
+}
+
+#[test]
+fn an_outside_threads_spawns_take_its_latest_reading_within_bounds_that_hold() {
+    // As for a worker's spawns above, from a thread outside the pool: a
+    // spawn that took the thread's latest reading (its time a lower bound)
+    // must be bounded above by a time no earlier than the other thread's
+    // spawn, which it followed, and no later than its run.
+    let mut inherited = 0;
+    for _ in 0..20 {
+        if inherited == 3 {
+            break;
+        }
+        let (spawn, reference, run) = outside_spawn_after_another_threads_spawn();
+        let EventKind::Spawn { within_ns, .. } = spawn.kind else {
+            unreachable!()
+        };
+        assert!(
+            spawn.time_ns + within_ns >= reference.time_ns,
+            "the spawn at {} (within {within_ns} ns) is bounded to before the spawn at {} that it followed",
+            spawn.time_ns,
+            reference.time_ns
+        );
+        assert!(spawn.time_ns + within_ns <= run.max(spawn.time_ns));
+        if within_ns > 0 {
+            inherited += 1;
+        }
+    }
+    // Spawns in a loop read the clock quickly (even unoptimised): unless
+    // the thread was preempted at the wrong moment in every attempt, some
+    // spawn under test took its latest reading, so the bounds were tested.
+    assert!(
+        inherited > 0,
+        "no spawn under test took the thread's latest reading"
+    );
 }
 
 #[test]

@@ -10,6 +10,8 @@
 //! - `clock.rs`: the timestamp counter and its conversion at dump time;
 //! - `spawn_clock.rs`: when a worker's spawn spares its clock read;
 //! - `task_ids.rs`: the identities that link a spawn to its run;
+//! - `identity_slots.rs`: where an outside spawn's identity travels
+//!   without a box;
 //! - `event.rs`: an event's three words;
 //! - `enabled.rs`: the pool's recorder, its workers' tracks, outside
 //!   threads' rings;
@@ -26,6 +28,34 @@ pub(crate) use enabled::*;
 mod disabled;
 #[cfg(not(feature = "recorder"))]
 pub(crate) use disabled::*;
+
+// The identity slots are compiled under loom too, for their model.
+#[cfg(any(feature = "recorder", loom))]
+pub(crate) mod identity_slots;
+/// Without the recorder no task has an identity, so no slot is ever
+/// claimed: an uninhabited slot, for `task.rs` to name.
+#[cfg(not(any(feature = "recorder", loom)))]
+pub(crate) mod identity_slots {
+    pub(crate) enum IdentitySlot {}
+
+    #[allow(clippy::unused_self)]
+    impl IdentitySlot {
+        pub(crate) unsafe fn fill<F: Send>(&self, _id: u64, _f: F) {
+            match *self {}
+        }
+        pub(crate) unsafe fn id(&self) -> u64 {
+            match *self {}
+        }
+        pub(crate) unsafe fn take<F>(&self) -> F {
+            match *self {}
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn claim() -> Option<&'static IdentitySlot> {
+        None
+    }
+}
 
 // The ring is compiled under loom too, for its model (`tests/loom.rs`).
 #[cfg(any(feature = "recorder", loom))]

@@ -73,6 +73,12 @@ pub(crate) struct SpawnClock {
     inheritable: Cell<u32>,
 }
 
+impl Default for SpawnClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl SpawnClock {
     pub(crate) const fn new() -> Self {
         SpawnClock {
