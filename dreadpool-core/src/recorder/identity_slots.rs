@@ -236,13 +236,21 @@ type Unowned = std::sync::Mutex<Vec<Vec<&'static SlotRing>>>;
 /// once, as the boxes they replace would.
 #[cfg(not(loom))]
 struct Owner {
-    /// The ring being filled, and where.
-    current: std::cell::Cell<(&'static SlotRing, usize)>,
+    /// The ring being filled, where in it, and its index in `rings`.
+    current: std::cell::Cell<Current>,
     /// Every ring of the thread, in the order it fills them.
     rings: std::cell::RefCell<Vec<&'static SlotRing>>,
     /// Where the rings go when the thread ends ([`UNOWNED`]; the tests'
     /// own list in the tests).
     unowned: &'static Unowned,
+}
+
+#[cfg(not(loom))]
+#[derive(Clone, Copy)]
+struct Current {
+    ring: &'static SlotRing,
+    cursor: usize,
+    index: usize,
 }
 
 #[cfg(not(loom))]
@@ -255,7 +263,11 @@ impl Owner {
         let left = crate::sync::lock(unowned).pop();
         let rings = left.unwrap_or_else(|| vec![Box::leak(Box::new(SlotRing::new(SLOTS)))]);
         Owner {
-            current: std::cell::Cell::new((rings[0], 0)),
+            current: std::cell::Cell::new(Current {
+                ring: rings[0],
+                cursor: 0,
+                index: 0,
+            }),
             rings: std::cell::RefCell::new(rings),
             unowned,
         }
@@ -263,9 +275,9 @@ impl Owner {
 
     #[inline(always)]
     fn claim(&self) -> Option<&'static IdentitySlot> {
-        let (ring, mut cursor) = self.current.get();
-        let slot = ring.claim(&mut cursor);
-        self.current.set((ring, cursor));
+        let mut current = self.current.get();
+        let slot = current.ring.claim(&mut current.cursor);
+        self.current.set(current);
         if slot.is_some() {
             return slot;
         }
@@ -273,18 +285,23 @@ impl Owner {
     }
 
     /// The current ring's slot was taken: the first slot of the next ring,
-    /// or of a new one.
+    /// or of a new one. When every ring is full (as many of the thread's
+    /// tasks wait as the rings hold), each spawn checks the one slot that
+    /// frees first, the next ring's first, and boxes its closure.
     #[cold]
     #[inline(never)]
     fn claim_in_next_ring(&self) -> Option<&'static IdentitySlot> {
         let mut rings = self.rings.borrow_mut();
-        let (current, _) = self.current.get();
-        let at = rings.iter().position(|r| std::ptr::eq(*r, current));
-        let next = rings[at.map_or(0, |at| (at + 1) % rings.len())];
-        let mut cursor = 0;
-        if !std::ptr::eq(next, current) {
-            if let Some(slot) = next.claim(&mut cursor) {
-                self.current.set((next, cursor));
+        let at = self.current.get().index;
+        let next = (at + 1) % rings.len();
+        if next != at {
+            let mut cursor = 0;
+            if let Some(slot) = rings[next].claim(&mut cursor) {
+                self.current.set(Current {
+                    ring: rings[next],
+                    cursor,
+                    index: next,
+                });
                 return Some(slot);
             }
         }
@@ -293,10 +310,14 @@ impl Owner {
         }
         let ring: &'static SlotRing = Box::leak(Box::new(SlotRing::new(SLOTS)));
         // After the current ring, so that the rings are filled in turn.
-        rings.insert(at.map_or(0, |at| at + 1), ring);
+        rings.insert(at + 1, ring);
         let mut cursor = 0;
         let slot = ring.claim(&mut cursor);
-        self.current.set((ring, cursor));
+        self.current.set(Current {
+            ring,
+            cursor,
+            index: at + 1,
+        });
         slot
     }
 }
@@ -341,13 +362,13 @@ mod tests {
         static UNOWNED: Unowned = std::sync::Mutex::new(Vec::new());
         let unowned = &UNOWNED;
         let first = Owner::adopt(unowned);
-        let ring = first.current.get().0;
+        let ring = first.current.get().ring;
         let taken = first.claim().expect("a new ring is free");
         // SAFETY: just claimed; a `u16` fits.
         unsafe { taken.fill(3, 9u16) };
         drop(first);
         let next = Owner::adopt(unowned);
-        assert!(std::ptr::eq(next.current.get().0, ring), "handed on");
+        assert!(std::ptr::eq(next.current.get().ring, ring), "handed on");
         assert!(crate::sync::lock(unowned).is_empty());
         let slot = next.claim().expect("a free slot");
         assert!(!std::ptr::eq(slot, taken), "its task still holds slot 0");
