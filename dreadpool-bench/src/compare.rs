@@ -967,24 +967,31 @@ fn build_rows(
 }
 
 /// The flight recorder's cost at `Tasks` level: time per task over plain
-/// dreadpool's (issue 15: at most 1.5x on the nested tree), and per event
-/// (at most 5 ns). Medians over repetitions of the back-to-back blocks of
-/// `recorder_cost.rs`, not pairs of the two contenders' turns in the
-/// rotation, which other pools' runs keep seconds apart.
+/// dreadpool's, and per event. Medians over repetitions of the
+/// back-to-back blocks of `recorder_cost.rs`, not pairs of the two
+/// contenders' turns in the rotation, which other pools' runs keep seconds
+/// apart.
+///
+/// Issue 15's budgets are set on the nested tree: at most 1.5x, at most
+/// 5 ns an event. External spawns have no budget at this level; their row
+/// says what carrying each task's identity from the spawning thread to its
+/// worker costs (`recorder/identity_slots.rs`).
 #[cfg(feature = "recorder")]
 fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
     let recorded = Contender::DreadpoolTasks;
-    for (ratio_metric, event_metric, label, ratio_target) in [
+    for (ratio_metric, event_metric, label, ratio_target, event_target) in [
         (
             "recorder-ratio:nested",
             "recorder-event:nested",
             "nested tree",
             Some(1.5),
+            Some(5.0),
         ),
         (
             "recorder-ratio:external",
             "recorder-event:external",
             "external spawns",
+            None,
             None,
         ),
     ] {
@@ -1008,7 +1015,7 @@ fn recorder_rows(samples: &Samples, rows: &mut Vec<Row>) {
             ),
             unit: "ns",
             better: Better::Lower,
-            target: Target::AtMost(5.0),
+            target: event_target.map_or(Target::None, Target::AtMost),
             values: vec![(Contender::Dreadpool, per_event)],
             interval: None,
         });

@@ -112,3 +112,38 @@ fn compare_rejects_an_unknown_scenario() {
         .expect("run the compare binary");
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// With the recorder, the `dreadpool-tasks` contender and the recorder's
+/// rows: budgets on the nested tree's, none on the external spawns'.
+#[cfg(feature = "recorder")]
+#[test]
+fn compare_reports_the_recorders_cost_from_its_paired_blocks() {
+    let output = Command::new(env!("CARGO_BIN_EXE_compare"))
+        .args([
+            "--smoke",
+            "--contenders",
+            "dreadpool,dreadpool-tasks",
+            "nested",
+            "external",
+        ])
+        .output()
+        .expect("run the compare binary");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let row = |start: &str| -> String {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no row {start:?}:\n{stdout}"))
+            .to_owned()
+    };
+    let nested = "| recorder at Tasks level, nested tree";
+    assert!(row(&format!("{nested}: time per task")).contains("<= 1.5 x"));
+    assert!(row(&format!("{nested}: cost per event")).contains("<= 5 ns"));
+    let external = "| recorder at Tasks level, external spawns";
+    for metric in ["time per task", "cost per event"] {
+        let row = row(&format!("{external}: {metric}"));
+        assert!(!row.contains("<="), "no budget on external spawns: {row}");
+        assert!(!row.contains("MISS") && !row.contains("PASS"), "{row}");
+    }
+}
