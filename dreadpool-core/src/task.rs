@@ -419,7 +419,9 @@ pub(crate) trait IntoTask: Send + 'static {
     fn into_identified_task(self, id: u64) -> Task;
     /// The task, marked as spawned from outside the pool
     /// ([`Task::marked_from_outside`]), with `identity` if given; a closure
-    /// gets the marked table at once.
+    /// gets the marked table at once, and a closure of one word with an
+    /// identity goes into a slot of the calling thread's rings rather than
+    /// a box when one is free (`recorder/identity_slots.rs`).
     fn into_outside_task(self, identity: Option<u64>) -> Task;
 }
 
@@ -531,8 +533,9 @@ impl Envelope {
     /// work.
     ///
     /// `identity` (given when the pool records at the flight recorder's
-    /// `Tasks` level; a constant `None` without the recorder) boxes the
-    /// closure with it, so that its spawn can be linked to its run.
+    /// `Tasks` level; a constant `None` without the recorder) is stored
+    /// with the closure, in a box (or, from outside the pool, a slot), so
+    /// that its spawn can be linked to its run.
     #[inline(always)]
     pub(crate) fn into_task(
         self,
