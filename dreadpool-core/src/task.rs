@@ -211,11 +211,7 @@ unsafe fn call_identified_outside<F: FnOnce()>(data: *mut u8) {
 /// `data` must hold a `&IdentitySlot` filled with an `F` by
 /// [`Task::in_slot`], which the caller gives up.
 unsafe fn call_slot_outside<F: FnOnce()>(data: *mut u8) {
-    // (Only the `metrics` feature counts outside tasks; without it, slots
-    // are the only marked tasks, and need not look up their worker.)
-    if crate::metrics::COUNTS_BATCHES {
-        crate::worker::count_outside_task();
-    }
+    crate::worker::count_outside_task();
     // SAFETY: passed on from our caller: the slot holds our `F`, and we
     // hold its task. The slot is freed here, before the closure runs, as a
     // boxed closure's box is.

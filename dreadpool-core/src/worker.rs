@@ -158,6 +158,12 @@ pub(crate) fn current_ptr() -> *const WorkerThread {
 /// the task itself: `Task::marked_from_outside`).
 #[inline(always)]
 pub(crate) fn count_outside_task() {
+    // Only the `metrics` feature counts them; without it, only tasks with
+    // an identity for the flight recorder are marked, and they need not
+    // look up their worker.
+    if !crate::metrics::COUNTS_BATCHES {
+        return;
+    }
     let worker = current_ptr();
     if !worker.is_null() {
         // SAFETY: non-null: the worker runs the task calling us.

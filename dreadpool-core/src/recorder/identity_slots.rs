@@ -37,8 +37,9 @@
 //!
 //! When the slot the owner comes to is still taken (more tasks from this
 //! thread waiting than the ring has slots, or a task that is slow to be
-//! run), that spawn boxes its closure as before and the owner moves on: a
-//! full ring costs what every spawn used to, never a wait.
+//! run), the owner moves on to another ring (`Owner`); when all of its
+//! rings are taken, that spawn boxes its closure as before. A full ring
+//! costs at most what every spawn used to, never a wait.
 //!
 //! `tests/loom.rs` (`an_identity_slot_is_never_shared`) checks the argument
 //! on this code: an owner reuses a one-slot ring while a worker takes the
@@ -46,14 +47,17 @@
 //! with `__broken_slot_relaxed_free` (the worker's store Relaxed, so step 3's
 //! synchronisation is lost) must fail it.
 //!
-//! # Whose ring
+//! # Whose rings
 //!
 //! Each thread that spawns from outside at `Tasks` level gets a ring on its
-//! first such spawn (`claim`). When the thread ends, its ring is handed to
-//! the next thread that needs one, with any slots still taken by its tasks:
-//! those are freed by the workers that run them, as before. So the rings in
-//! a process number at most the threads that ever spawned from outside at
-//! once, [`SLOTS`] slots of 24 bytes each.
+//! first such spawn (`claim`), and more as its waiting tasks need them, up
+//! to [`MAX_RINGS`] of [`SLOTS`] slots of 24 bytes. When the thread ends,
+//! its rings are handed to the next thread that needs some, with any slots
+//! still taken by its tasks: those are freed by the workers that run them,
+//! as before. Rings are never freed (a task may hold a slot of a thread
+//! long gone), so a process keeps, for each of the most threads that ever
+//! spawned from outside at once, the rings its most waiting tasks needed:
+//! 24 KiB for a thread whose tasks are run as fast as it spawns them.
 
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::cell::UnsafeCell;
