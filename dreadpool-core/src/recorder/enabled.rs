@@ -124,13 +124,8 @@ impl FlightRecorder {
             Some(worker) => (event::QUEUE_INBOX, worker as u32),
             None => (event::QUEUE_GLOBAL, 0),
         };
-        push_outside(&self.shared, |clock| {
-            let (ticks, kind) = match clock.for_spawn() {
-                Stamp::Read(ticks) => (ticks, event::SPAWN),
-                Stamp::Inherited(ticks) => (ticks, event::SPAWN | event::INHERITED),
-            };
-            pack(ticks, kind, queue, worker, id)
-        });
+        let raw = pack(clock::now(), event::SPAWN, queue, worker, id);
+        push_outside(&self.shared, raw);
     }
 
     /// The recorder's shared part, for the sleep module to note wakes.
@@ -465,11 +460,10 @@ impl WakerLog {
         if shared.level.load(Ordering::Relaxed) < RecordLevel::Scheduler.as_u8() {
             return;
         }
-        let unpark = |now| pack(now, event::UNPARK, index as u32, 0, 0);
+        let raw = pack(clock::now(), event::UNPARK, index as u32, 0, 0);
         match crate::worker::current_index_in_pool(shared.pool_id) {
-            Some(me) => shared.rings[me].push(unpark(clock::now())),
-            // (A reading the thread's next spawns may take.)
-            None => push_outside(shared, |clock| unpark(clock.read())),
+            Some(me) => shared.rings[me].push(raw),
+            None => push_outside(shared, raw),
         }
     }
 }
@@ -509,13 +503,6 @@ static OUTSIDE: Mutex<Vec<Arc<OutsideRing>>> = Mutex::new(Vec::new());
 struct MyRings {
     last: Option<(u64, Arc<OutsideRing>)>,
     all: HashMap<u64, Weak<OutsideRing>>,
-    /// When this thread's spawns may spare their clock read, as a worker's
-    /// do (`spawn_clock.rs`): a thread that spawns in a loop reads the
-    /// clock on every 16th spawn. One clock for all of the thread's rings:
-    /// an inherited time is a reading this thread made before the spawn,
-    /// whichever pool it was for, and is bounded by the next reading on
-    /// the spawn's own track (`recording::merge`).
-    clock: SpawnClock,
 }
 
 impl Drop for MyRings {
@@ -530,14 +517,12 @@ thread_local! {
     static MY_RINGS: RefCell<MyRings> = RefCell::new(MyRings::default());
 }
 
-/// Writes the event that `event` makes (with this thread's spawn clock)
-/// into this thread's ring for `shared`'s pool, making the ring
+/// Writes `raw` into this thread's ring for `shared`'s pool, making the ring
 /// on first use (the only lock and allocation, once per thread and pool).
 #[inline]
-fn push_outside(shared: &Shared, event: impl FnOnce(&SpawnClock) -> [u64; 3]) {
+fn push_outside(shared: &Shared, raw: [u64; 3]) {
     let _ = MY_RINGS.try_with(|mine| {
         let mut mine = mine.borrow_mut();
-        let raw = event(&mine.clock);
         if let Some((pool, ring)) = &mine.last {
             if *pool == shared.pool_id {
                 ring.ring.push(raw);

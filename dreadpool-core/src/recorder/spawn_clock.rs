@@ -1,5 +1,5 @@
-//! When a spawn reads the clock, and when it takes its thread's latest
-//! reading instead.
+//! When a worker's spawn reads the clock, and when it takes its worker's
+//! latest reading instead.
 //!
 //! At `Tasks` level a worker records two events a task: the run's begin and
 //! (on average, in a spawn tree) one spawn. Reading the clock is most of an
@@ -37,13 +37,6 @@
 //! A spawn loop in one long task (a fan-out) reads the clock on every
 //! `INHERITING_SPAWNS + 1`-th spawn, so its bounds span at most that many
 //! spawns, and switches to reading every spawn if those spans grow slow.
-//!
-//! **Threads outside the pool** follow the same policy with a clock of
-//! their own (`enabled.rs`, `MyRings`): their readings are their spawns and
-//! the wakes they make, for any pool. A thread that spawns in a loop reads
-//! the clock on every 16th spawn; an inherited time is still a reading the
-//! same thread made before the spawn, and the next reading on the spawn's
-//! own track (or its run, or the recording's moment) still follows it.
 
 use super::clock;
 use std::cell::Cell;
@@ -78,12 +71,6 @@ pub(crate) struct SpawnClock {
     latest: Cell<u64>,
     /// Spawns that may still take `latest`.
     inheritable: Cell<u32>,
-}
-
-impl Default for SpawnClock {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 impl SpawnClock {
