@@ -978,10 +978,10 @@ fn build_rows(
 }
 
 /// The flight recorder's cost at `Tasks` level: time per task over plain
-/// dreadpool's, and per event. Medians over repetitions of the
-/// back-to-back blocks of `recorder_cost.rs`, not pairs of the two
-/// contenders' turns in the rotation, which other pools' runs keep seconds
-/// apart.
+/// dreadpool's, and per event. Medians over every repetition's
+/// back-to-back blocks (`RECORDER_BLOCKS` a repetition,
+/// `recorder_cost.rs`), not pairs of the two contenders' turns in the
+/// rotation, which other pools' runs keep seconds apart.
 ///
 /// Issue 15's budgets are set on the nested tree: at most 1.5x, at most
 /// 5 ns an event. External spawns have no budget at this level; their row
