@@ -9,7 +9,7 @@
 //! the spawner's thread cache is never refilled, so every spawn took the
 //! arena's lock, and the workers' frees contended for it. External spawns at
 //! `Tasks` level ran at 123 ns a task against 24 without the recorder, and
-//! with no box at all (no identity) at 33 (`BENCHMARKS.md`, issue 15).
+//! with no box at all (no identity) at 29-33 (`BENCHMARKS.md`, issue 15).
 //!
 //! Here a spawning thread owns a ring of [`IdentitySlot`]s and fills them in
 //! turn; the task's data word points to the slot, and the worker that runs
@@ -83,10 +83,8 @@ struct Contents {
 
 // SAFETY: the contents are accessed by one thread at a time, handed over by
 // the `free` flag and the pool's queues (the module docs argue it); the
-// closure stored there is `Send` (`fill`'s bound).
+// closure stored there is `Send` (`fill`'s bound). (`Send` is automatic.)
 unsafe impl Sync for IdentitySlot {}
-// SAFETY: as above.
-unsafe impl Send for IdentitySlot {}
 
 impl IdentitySlot {
     fn new() -> Self {
