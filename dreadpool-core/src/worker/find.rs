@@ -1,0 +1,221 @@
+//! Where a worker's next task comes from: its own queue, its inbox, the
+//! global queue (topped off in batches), peers' shared forks and queues.
+
+use super::{WorkerThread, GLOBAL_CHECK_INTERVAL};
+use crate::queue::{Steal, Worker};
+use crate::task::Task;
+
+impl WorkerThread {
+    pub(super) fn find_task(&self) -> Option<Task> {
+        let tick = self.tick.get().wrapping_add(1);
+        self.tick.set(tick);
+        if tick.is_multiple_of(GLOBAL_CHECK_INTERVAL) {
+            self.refresh_record_level();
+            if let Some(task) = self.pull_inbox().or_else(|| self.pull_global()) {
+                return Some(task);
+            }
+        }
+        self.state
+            .queue
+            .pop()
+            .or_else(|| self.pull_inbox())
+            .or_else(|| self.steal_fork())
+            .or_else(|| self.paced_pull_global())
+            .or_else(|| self.steal_from_peers())
+    }
+
+    /// What a worker waiting at the end of a join (its fork stolen) runs
+    /// meanwhile, in the order that keeps its stack shallow and helps the
+    /// waiting computation: its own queue (tasks its frames spawned), its
+    /// own older shared forks (newest, so smallest, first), forks shared by
+    /// peers, its inbox, peers' queues; the global queue last, so that no
+    /// unrelated outside task starts ahead of the computation in flight.
+    pub(super) fn find_task_in_join(&self) -> Option<Task> {
+        let own_forks = self.own_shared_forks();
+        self.state
+            .queue
+            .pop()
+            .or_else(|| own_forks.pop_newest().map(Self::fork_task))
+            .or_else(|| self.steal_fork())
+            .or_else(|| self.pull_inbox())
+            .or_else(|| self.steal_from_peers())
+            .or_else(|| self.pull_global())
+    }
+
+    /// Takes the oldest shared fork of a peer, trying every peer once from
+    /// a random start (one job at a time: a stack job never travels in a
+    /// batch, so it cannot be stranded behind other work in a thief's
+    /// queue).
+    pub(super) fn steal_fork(&self) -> Option<Task> {
+        let forks = &self.registry.shared_forks;
+        let n = forks.len();
+        if n < 2 {
+            return None;
+        }
+        let start = self.next_random() as usize % n;
+        for offset in 0..n {
+            let victim = (start + offset) % n;
+            if victim == self.state.index {
+                continue;
+            }
+            if let Some(job) = forks[victim].steal() {
+                // SAFETY: taken from its owner's list, so its owner waits
+                // for it (or will), and the job is alive.
+                let owner = unsafe { job.owner() };
+                self.recorder().stole_fork();
+                self.flight().fork_stolen(owner, job.id());
+                crate::trace::fork_stolen(self.state.index, owner);
+                return Some(Self::fork_task(job));
+            }
+        }
+        None
+    }
+
+    /// [`pull_global`](Self::pull_global) for a worker that ran out of local
+    /// work, paused when its recent pulls drained the global queue (see
+    /// `pull_pacer.rs`).
+    pub(super) fn paced_pull_global(&self) -> Option<Task> {
+        self.pacer.pause();
+        let task = self.pull_global();
+        let left = task.as_ref().map(|_| self.state.queue.len());
+        self.pacer.pulled(left, self.registry.backlog);
+        task
+    }
+
+    /// The first look of a worker just woken. It went to sleep only after
+    /// finding its own queue empty, and only it pushes there, so the work it
+    /// was woken for is in the global queue (or a peer's, or its inbox):
+    /// looking there first spares the cold lines and the fence of popping
+    /// its own empty queue before the task starts. With 40,000 wake samples
+    /// this took the p99 spawn-to-start latency from 1.04x-1.05x the seed
+    /// design's to 1.00x-1.01x in two runs each; ten later runs with it
+    /// ranged from 0.96x to 1.04x (mean 1.01x), so the gain is within this
+    /// machine's noise, kept because it costs nothing (`BENCHMARKS.md`).
+    /// Its own queue is still looked at, last, so nothing depends on that
+    /// argument for correctness.
+    pub(super) fn find_task_after_wake(&self) -> Option<Task> {
+        self.pull_global()
+            .or_else(|| self.pull_inbox())
+            .or_else(|| self.state.queue.pop())
+            .or_else(|| self.steal_fork())
+            .or_else(|| self.steal_from_peers())
+    }
+
+    /// Takes a task addressed to this worker alone (`broadcast`).
+    pub(super) fn pull_inbox(&self) -> Option<Task> {
+        let inbox = &self.registry.inboxes[self.state.index];
+        loop {
+            match inbox.steal() {
+                Steal::Success(task) => return Some(task),
+                Steal::Empty => return None,
+                Steal::Retry => continue,
+            }
+        }
+    }
+
+    /// Tops off the local queue from the global one, up to the backlog
+    /// target, and returns one task to run now.
+    pub(super) fn pull_global(&self) -> Option<Task> {
+        // The limit counts the popped task too, so it is at least 1.
+        let limit = self
+            .registry
+            .backlog
+            .saturating_sub(self.state.queue.len())
+            .max(1);
+        let injector = &self.registry.injector;
+        let queue = &self.state.queue;
+        // Straight into the local queue: the metrics count tasks from outside
+        // where they run (`Task::marked_from_outside`), not here. The recorder's
+        // batch is the queue's growth, which a thief stealing meanwhile
+        // makes smaller (its depth sample is exact).
+        let before = if crate::recorder::ENABLED {
+            queue.len()
+        } else {
+            0
+        };
+        loop {
+            match injector.steal_batch_with_limit_and_pop(queue, limit) {
+                Steal::Success(task) => {
+                    if crate::recorder::ENABLED {
+                        let after = queue.len();
+                        self.flight()
+                            .pulled_global((after + 1).saturating_sub(before), || after);
+                    }
+                    return Some(task);
+                }
+                Steal::Empty => return None,
+                Steal::Retry => continue,
+            }
+        }
+    }
+
+    /// Runs a batch transfer `take` (a steal from a peer) into this
+    /// worker's local queue and returns the popped task with the batch size
+    /// (popped task included).
+    ///
+    /// With the `metrics` feature the batch lands in a private scratch queue
+    /// first and is counted there, then moved over: counting it in the
+    /// shared local queue would undercount whenever a thief steals from it
+    /// during the transfer (a test caught 978 global pulls for 1000 tasks,
+    /// when global pulls were counted this way too). Without the feature
+    /// the batch goes straight to the local queue and the size is not
+    /// computed.
+    pub(super) fn take_batch(
+        &self,
+        take: impl FnOnce(&Worker<Task>) -> Steal<Task>,
+    ) -> Steal<(Task, usize)> {
+        if !crate::metrics::COUNTS_BATCHES {
+            return match take(&self.state.queue) {
+                Steal::Success(task) => Steal::Success((task, 0)),
+                Steal::Empty => Steal::Empty,
+                Steal::Retry => Steal::Retry,
+            };
+        }
+        match take(&self.scratch) {
+            Steal::Success(task) => {
+                let batch = self.scratch.len() + 1;
+                while let Some(moved) = self.scratch.pop() {
+                    self.state.queue.push(moved);
+                }
+                Steal::Success((task, batch))
+            }
+            Steal::Empty => Steal::Empty,
+            Steal::Retry => Steal::Retry,
+        }
+    }
+
+    /// Steals a batch (about half) of a peer's queue, trying every peer once
+    /// from a random start, again while any attempt lost a race.
+    pub(super) fn steal_from_peers(&self) -> Option<Task> {
+        let stealers = &self.registry.stealers;
+        let n = stealers.len();
+        if n < 2 {
+            return None;
+        }
+        let start = self.next_random() as usize % n;
+        loop {
+            let mut lost_a_race = false;
+            for offset in 0..n {
+                let victim = (start + offset) % n;
+                if victim == self.state.index {
+                    continue;
+                }
+                self.recorder().steal_attempted();
+                match self.take_batch(|dest| stealers[victim].steal_batch_and_pop(dest)) {
+                    Steal::Success((task, batch)) => {
+                        self.recorder().stole(victim, batch);
+                        self.flight()
+                            .stole(victim, batch, || self.state.queue.len());
+                        crate::trace::stole(self.state.index, victim, batch);
+                        return Some(task);
+                    }
+                    Steal::Retry => lost_a_race = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !lost_a_race {
+                return None;
+            }
+        }
+    }
+}

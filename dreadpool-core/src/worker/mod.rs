@@ -1,0 +1,177 @@
+//! A worker thread: the seed's loop, with what the peers learned.
+//!
+//! Each pass: every [`GLOBAL_CHECK_INTERVAL`] tasks, take one task from the
+//! global queue first, so external work never starves behind a flood of local
+//! work; otherwise pop the local queue (newest first: see the comment on
+//! `Worker::new_lifo` in `builder.rs`); when it is empty, top it off from the
+//! global queue (up to the backlog target, popping one to run at once; after
+//! pulls that drained it, with a short pause first: `pull_pacer.rs`); when
+//! that is empty too, steal a batch from a peer, starting at a random one;
+//! when nothing is anywhere, sleep (see `sleep/README.md`) or, once the pool
+//! shuts down and is idle, exit.
+//!
+//! One concept a file: `current.rs` (which worker runs on this thread),
+//! `lifecycle.rs` (a thread's start, respawn and exit), `run_loop.rs` (the
+//! states of the loop), `find.rs` (where the next task comes from),
+//! `execute.rs` (running one task), `idle.rs` (going to sleep), `wait.rs`
+//! (waiting inside a task), `forks.rs` (the fork-sharing policy's worker
+//! side), `spawn.rs` (a spawn from a worker's own task).
+
+mod current;
+mod execute;
+mod find;
+mod forks;
+mod idle;
+mod lifecycle;
+mod run_loop;
+mod spawn;
+mod wait;
+
+#[cfg(feature = "recorder")]
+pub(crate) use current::current_index_in_pool;
+pub(crate) use current::{
+    count_outside_task, current_index, current_ptr, current_registry, with_current,
+};
+pub(crate) use execute::run_timed;
+pub(crate) use lifecycle::main;
+pub(crate) use spawn::push_if_local;
+pub(crate) use wait::wait_for;
+
+use crate::fork_join::{LatentForks, SharedForks};
+use crate::metrics::SpawnSampler;
+use crate::pull_pacer::PullPacer;
+use crate::queue::Worker;
+use crate::registry::Registry;
+use crate::sync::Arc;
+use crate::task::Task;
+use std::cell::Cell;
+
+/// Every this many tasks a worker looks at the global queue before its own.
+/// Go's scheduler uses 61 for the same purpose: prime, so it does not beat in
+/// step with periodic workloads, and rare enough to cost nothing.
+const GLOBAL_CHECK_INTERVAL: u32 = 61;
+
+/// The most forks a worker keeps shared at once (`fork_join/README.md`):
+/// one per peer that may be idle, so that several thieves each find a piece
+/// at once, but few, since each shared fork that nobody takes costs its
+/// owner a lock to take it back. (On 2 threads, keeping 2 shared instead
+/// of 1 changed nothing measurable on the quicksort: 4 to 9 steals per
+/// sort either way, 119-123 ms against rayon's 119-128.)
+const MAX_SHARED_FORKS: usize = 4;
+
+/// What a worker owns and hands to its replacement when its thread is
+/// respawned: the same index, the same local queue (whose stealers the peers
+/// still hold), so nothing queued is lost.
+pub(crate) struct WorkerSeat {
+    pub(crate) index: usize,
+    pub(crate) queue: Worker<Task>,
+}
+
+impl WorkerSeat {
+    pub(crate) fn new(index: usize, queue: Worker<Task>) -> Self {
+        WorkerSeat { index, queue }
+    }
+}
+
+/// The running worker, reachable from its tasks through [`CURRENT`].
+pub(crate) struct WorkerThread {
+    registry: Arc<Registry>,
+    state: WorkerSeat,
+    /// Where batches land to be counted before they join `state.queue` (see
+    /// `take_batch`); always empty between transfers. Nobody steals from it.
+    scratch: Worker<Task>,
+    /// Which of this worker's spawns into its own pool to time.
+    sampler: SpawnSampler,
+    /// xorshift64 state for picking the first steal victim.
+    rng: Cell<u64>,
+    tick: Cell<u32>,
+    /// The pause before the next global pull when out of local work.
+    pacer: PullPacer,
+    /// Whether the flight recorder records task events (its `Tasks` level),
+    /// as last looked up: refreshed every `GLOBAL_CHECK_INTERVAL` tasks and
+    /// around every sleep, so that the per-task checks (one per spawn, one
+    /// per run) read a field of this struct, not the pool's shared level.
+    records_tasks: Cell<bool>,
+    /// This seat's flight recorder ring, for the per-task events.
+    seat_ring: crate::recorder::SeatRing,
+    /// The forks of this worker's joins that are not yet shared
+    /// (`fork_join/README.md`).
+    latent: LatentForks,
+    /// How many of its oldest forks this worker keeps shared: one per peer
+    /// that could take one, at most [`MAX_SHARED_FORKS`]; none on a pool of
+    /// one thread, whose joins therefore never share.
+    shared_forks_kept: usize,
+    /// This worker's count of tasks from outside (metrics), at hand.
+    outside_tasks: crate::metrics::OutsideTaskCounter,
+    /// `&registry.shared_forks[index]`, looked up once: every fork looks at
+    /// it, and indexing (a bounds check, a multiply) was a third of what
+    /// the look cost.
+    own_shared_forks: *const SharedForks,
+}
+
+impl WorkerThread {
+    pub(super) fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
+        let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let seat_ring = registry.flight.seat_ring(state.index);
+        let own_shared_forks: *const SharedForks = &registry.shared_forks[state.index];
+        let outside_tasks = registry.metrics.outside_task_counter(state.index);
+        let shared_forks_kept = (registry.threads() - 1).min(MAX_SHARED_FORKS);
+        WorkerThread {
+            registry,
+            state,
+            scratch: Worker::new_lifo(),
+            sampler: SpawnSampler::new(),
+            rng: Cell::new(seed | 1),
+            tick: Cell::new(0),
+            pacer: PullPacer::default(),
+            records_tasks: Cell::new(false),
+            seat_ring,
+            latent: LatentForks::new(),
+            outside_tasks,
+            shared_forks_kept,
+            own_shared_forks,
+        }
+    }
+
+    /// This worker's index in its pool.
+    #[inline(always)]
+    pub(crate) fn index(&self) -> usize {
+        self.state.index
+    }
+
+    /// The pool this worker belongs to.
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub(super) fn recorder(&self) -> crate::metrics::WorkerRecorder<'_> {
+        self.registry.metrics.worker(self.state.index)
+    }
+
+    /// This worker's track in the flight recorder.
+    #[inline(always)]
+    pub(super) fn flight(&self) -> crate::recorder::WorkerTrack<'_> {
+        self.registry.flight.worker(self.state.index)
+    }
+
+    /// Whether to record task events now (see `records_tasks`); a constant
+    /// `false` without the `recorder` feature.
+    #[inline(always)]
+    pub(super) fn records_tasks(&self) -> bool {
+        crate::recorder::ENABLED && self.records_tasks.get()
+    }
+
+    /// Looks the recorder's level up again.
+    pub(super) fn refresh_record_level(&self) {
+        self.records_tasks.set(self.flight().records_tasks());
+    }
+
+    pub(super) fn next_random(&self) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        x
+    }
+}
