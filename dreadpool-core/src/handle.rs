@@ -115,21 +115,21 @@ impl Handle {
     /// [`ThreadPool::record_level`](crate::ThreadPool::record_level)).
     #[cfg(feature = "recorder")]
     pub fn record_level(&self) -> crate::RecordLevel {
-        self.registry.flight.level()
+        self.registry.recorder.level()
     }
 
     /// Switches the flight recorder's level (see
     /// [`ThreadPool::set_record_level`](crate::ThreadPool::set_record_level)).
     #[cfg(feature = "recorder")]
     pub fn set_record_level(&self, level: crate::RecordLevel) {
-        self.registry.flight.set_level(level);
+        self.registry.recorder.set_level(level);
     }
 
     /// A recording of the pool's recent activity (see
     /// [`ThreadPool::recording`](crate::ThreadPool::recording)).
     #[cfg(feature = "recorder")]
     pub fn recording(&self) -> crate::Recording {
-        self.registry.flight.recording()
+        self.registry.recorder.recording()
     }
 
     /// How many tasks have panicked so far.

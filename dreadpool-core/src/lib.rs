@@ -89,6 +89,7 @@ mod metrics;
 mod panic;
 mod pending;
 mod pool;
+mod probe;
 mod pull_pacer;
 mod queue;
 mod recorder;

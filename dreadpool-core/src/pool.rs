@@ -201,7 +201,7 @@ impl ThreadPool {
     /// The flight recorder's level now (feature `recorder`).
     #[cfg(feature = "recorder")]
     pub fn record_level(&self) -> crate::RecordLevel {
-        self.registry.flight.level()
+        self.registry.recorder.level()
     }
 
     /// Switches what the flight recorder records, while the pool runs
@@ -210,7 +210,7 @@ impl ThreadPool {
     /// runs within 61 tasks or at its next wake.
     #[cfg(feature = "recorder")]
     pub fn set_record_level(&self, level: crate::RecordLevel) {
-        self.registry.flight.set_level(level);
+        self.registry.recorder.set_level(level);
     }
 
     /// Copies out what the flight recorder holds now: the newest events of
@@ -229,7 +229,7 @@ impl ThreadPool {
     /// ```
     #[cfg(feature = "recorder")]
     pub fn recording(&self) -> crate::Recording {
-        self.registry.flight.recording()
+        self.registry.recorder.recording()
     }
 
     /// A cheap, cloneable spawner for this pool (see [`Handle`]).

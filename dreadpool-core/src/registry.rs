@@ -2,11 +2,12 @@
 
 use crate::fork_join::SharedForks;
 use crate::idle_latch::IdleLatch;
-use crate::metrics::PoolRecorder;
+use crate::metrics::PoolCounters;
 use crate::panic::{
     call_handler, drop_payload, payload_message, PanicHandler, PanicPayload, PanicPolicy,
 };
 use crate::pending::TaskCounts;
+use crate::probe::WorkerProbe;
 use crate::queue::{Injector, Stealer};
 use crate::recorder::{FlightRecorder, RecorderConfig};
 use crate::sleep::Sleep;
@@ -35,9 +36,10 @@ pub(crate) struct Registry {
     pub(crate) sleep: Sleep,
     pub(crate) counts: TaskCounts,
     pub(crate) joiners: IdleLatch,
-    pub(crate) metrics: PoolRecorder,
+    /// The per-worker counters (nothing without the `metrics` feature).
+    pub(crate) counters: PoolCounters,
     /// The flight recorder's rings (nothing without the `recorder` feature).
-    pub(crate) flight: FlightRecorder,
+    pub(crate) recorder: FlightRecorder,
     /// The seed's ideal local backlog, topped off from the global queue.
     pub(crate) backlog: usize,
     pub(crate) panic_policy: PanicPolicy,
@@ -84,18 +86,18 @@ pub(crate) struct SpawnFailure {
 impl Registry {
     pub(crate) fn new(config: RegistryConfig) -> Self {
         let workers = config.stealers.len();
-        let flight = FlightRecorder::new(&config.name, workers, config.recorder);
+        let recorder = FlightRecorder::new(&config.name, workers, config.recorder);
         Registry {
             name: config.name,
             injector: Injector::new(),
             inboxes: (0..workers).map(|_| Injector::new()).collect(),
             shared_forks: (0..workers).map(|_| SharedForks::new()).collect(),
             stealers: config.stealers,
-            sleep: Sleep::new(workers, flight.waker_log()),
+            sleep: Sleep::new(workers, recorder.waker_log()),
             counts: TaskCounts::new(workers),
             joiners: IdleLatch::new(),
-            metrics: PoolRecorder::new(workers, config.latency_sampling),
-            flight,
+            counters: PoolCounters::new(workers, config.latency_sampling),
+            recorder,
             backlog: config.backlog,
             panic_policy: config.panic_policy,
             panic_handler: config.panic_handler,
@@ -108,6 +110,12 @@ impl Registry {
             threads: Mutex::new(Vec::with_capacity(workers)),
             shutdown_lock: Mutex::new(()),
         }
+    }
+
+    /// Worker `index`'s probe: where its state changes are reported.
+    #[inline(always)]
+    pub(crate) fn probe(&self, index: usize) -> WorkerProbe<'_> {
+        WorkerProbe::new(self.counters.worker(index), &self.recorder, index)
     }
 
     /// Number of workers.
@@ -150,11 +158,11 @@ impl Registry {
         if !self.admit_external() {
             return Err(task);
         }
-        if self.flight.records_tasks() {
+        if self.recorder.records_tasks() {
             self.deliver_recorded(task, envelope);
             return Ok(());
         }
-        let sampled_at = self.metrics.sample_spawn();
+        let sampled_at = self.counters.sample_spawn();
         let task = envelope.into_outside_task(task, sampled_at, None);
         self.sleep.deliver_external_task(task, &self.injector);
         Ok(())
@@ -168,10 +176,10 @@ impl Registry {
     #[cold]
     #[inline(never)]
     fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
-        let sampled_at = self.metrics.sample_spawn();
+        let sampled_at = self.counters.sample_spawn();
         let id = crate::recorder::next_task_id();
         let task = envelope.into_outside_task(task, sampled_at, Some(id));
-        self.flight.outside_spawn(id, None);
+        self.recorder.outside_spawn(id, None);
         self.sleep.deliver_external_task(task, &self.injector);
     }
 
@@ -243,16 +251,16 @@ impl Registry {
             // Draining: a pool's own tasks may always spawn.
             self.counts.external_spawned();
         }
-        let sampled_at = self.metrics.sample_spawn();
+        let sampled_at = self.counters.sample_spawn();
         let identity = self
-            .flight
+            .recorder
             .records_tasks()
             .then(crate::recorder::next_task_id);
         let task = envelope.into_task(task, sampled_at, identity);
         if let Some(id) = identity {
             match me {
-                Some(me) => self.flight.worker(me).spawned_inbox(id, index),
-                None => self.flight.outside_spawn(id, Some(index)),
+                Some(me) => self.recorder.worker(me).spawned_inbox(id, index),
+                None => self.recorder.outside_spawn(id, Some(index)),
             }
         }
         self.inboxes[index].push(task);
@@ -400,9 +408,9 @@ impl Registry {
     ) -> PanicPolicy {
         self.panic_count.fetch_add(1, Ordering::Relaxed);
         if in_seat {
-            self.metrics.worker(worker).panicked();
+            self.counters.worker(worker).panicked();
         }
-        self.flight.observed_panic();
+        self.recorder.observed_panic();
         match &self.panic_handler {
             Some(handler) => {
                 if !call_handler(handler, payload) {
@@ -448,7 +456,7 @@ impl Registry {
     #[cfg(feature = "metrics")]
     pub(crate) fn metrics_snapshot(&self) -> crate::metrics::PoolMetrics {
         use crate::metrics::{PoolGauges, WorkerGauges};
-        self.metrics.snapshot(
+        self.counters.snapshot(
             PoolGauges {
                 name: &self.name,
                 global_queue_depth: self.injector.len(),

@@ -5,16 +5,16 @@
 use std::time::{Duration, Instant};
 
 /// No metrics: nothing to keep.
-pub(crate) struct PoolRecorder;
+pub(crate) struct PoolCounters;
 
-impl PoolRecorder {
+impl PoolCounters {
     pub(crate) fn new(_workers: usize, _sampling: u32) -> Self {
-        PoolRecorder
+        PoolCounters
     }
 
     #[inline(always)]
-    pub(crate) fn worker(&self, _index: usize) -> WorkerRecorder<'_> {
-        WorkerRecorder(std::marker::PhantomData)
+    pub(crate) fn worker(&self, _index: usize) -> WorkerCounters<'_> {
+        WorkerCounters(std::marker::PhantomData)
     }
 
     #[inline(always)]
@@ -45,16 +45,16 @@ impl SpawnSampler {
     }
 
     #[inline(always)]
-    pub(crate) fn sample(&self, _pool: &PoolRecorder) -> Option<Instant> {
+    pub(crate) fn sample(&self, _pool: &PoolCounters) -> Option<Instant> {
         None
     }
 }
 
 /// No metrics: records nothing.
-pub(crate) struct WorkerRecorder<'a>(std::marker::PhantomData<&'a ()>);
+pub(crate) struct WorkerCounters<'a>(std::marker::PhantomData<&'a ()>);
 
 #[allow(clippy::unused_self)]
-impl WorkerRecorder<'_> {
+impl WorkerCounters<'_> {
     #[inline(always)]
     pub(crate) fn steal_attempted(&self) {}
     #[inline(always)]
@@ -62,23 +62,23 @@ impl WorkerRecorder<'_> {
     #[inline(always)]
     pub(crate) fn running(&self) {}
     #[inline(always)]
-    pub(crate) fn stopped_running(&self) {}
-    #[inline(always)]
-    pub(crate) fn parking(&self) {}
-    #[inline(always)]
     pub(crate) fn searching(&self) {}
     #[inline(always)]
-    pub(crate) fn wakeup(&self) {}
+    pub(crate) fn sleeping(&self) {}
     #[inline(always)]
-    pub(crate) fn noop_wakeup(&self) {}
+    pub(crate) fn woken(&self, _handed: bool) {}
+    #[inline(always)]
+    pub(crate) fn wakeup_found_work(&self) {}
+    #[inline(always)]
+    pub(crate) fn wakeup_found_nothing(&self) {}
     #[inline(always)]
     pub(crate) fn panicked(&self) {}
     #[inline(always)]
     pub(crate) fn joined(&self) {}
     #[inline(always)]
-    pub(crate) fn shared_fork(&self) {}
+    pub(crate) fn fork_shared(&self) {}
     #[inline(always)]
-    pub(crate) fn stole_fork(&self) {}
+    pub(crate) fn fork_stolen(&self) {}
     #[inline(always)]
     pub(crate) fn respawning(&self) {}
     #[inline(always)]
@@ -86,7 +86,7 @@ impl WorkerRecorder<'_> {
     #[inline(always)]
     pub(crate) fn stopped(&self) {}
     #[inline(always)]
-    pub(crate) fn schedule_delay(&self, _delay: Duration) {}
+    pub(crate) fn sampled_task_started(&self, _schedule_delay: Duration) {}
     #[inline(always)]
-    pub(crate) fn run_time(&self, _time: Duration) {}
+    pub(crate) fn sampled_task_ran(&self, _run_time: Duration) {}
 }

@@ -24,7 +24,7 @@ fn add(counter: &AtomicU64, n: u64) {
     counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
 }
 
-struct WorkerCounters {
+struct CounterBlock {
     global_pulls: AtomicU64,
     steals_attempted: AtomicU64,
     steals_succeeded: AtomicU64,
@@ -49,10 +49,10 @@ struct WorkerCounters {
 }
 
 /// A pool's metrics blocks.
-pub(crate) struct PoolRecorder {
+pub(crate) struct PoolCounters {
     started: Instant,
     sampling: u32,
-    workers: Box<[CachePadded<WorkerCounters>]>,
+    workers: Box<[CachePadded<CounterBlock>]>,
 }
 
 /// The values a snapshot needs from the rest of the pool.
@@ -84,7 +84,7 @@ thread_local! {
 /// about 20 ns per task): this countdown lives in the worker itself, so the
 /// common case is a load, a compare and a store, with no thread-local
 /// lookup and no reading of the pool's rate, which only the cold restart
-/// consults. Spawns from other threads use [`PoolRecorder::sample_spawn`].
+/// consults. Spawns from other threads use [`PoolCounters::sample_spawn`].
 pub(crate) struct SpawnSampler {
     /// Spawns to make before the next timed one, counting this one.
     left: Cell<u32>,
@@ -97,7 +97,7 @@ impl SpawnSampler {
 
     /// Returns the spawn instant if this spawn is to be timed.
     #[inline(always)]
-    pub(crate) fn sample(&self, pool: &PoolRecorder) -> Option<Instant> {
+    pub(crate) fn sample(&self, pool: &PoolCounters) -> Option<Instant> {
         let left = self.left.get();
         if left > 1 {
             self.left.set(left - 1);
@@ -108,7 +108,7 @@ impl SpawnSampler {
 
     #[cold]
     #[inline(never)]
-    fn restart(&self, pool: &PoolRecorder) -> Option<Instant> {
+    fn restart(&self, pool: &PoolCounters) -> Option<Instant> {
         if pool.sampling == 0 {
             // Timing is off: come back here only every 4 billion spawns.
             self.left.set(u32::MAX);
@@ -119,14 +119,14 @@ impl SpawnSampler {
     }
 }
 
-impl PoolRecorder {
+impl PoolCounters {
     pub(crate) fn new(workers: usize, sampling: u32) -> Self {
-        PoolRecorder {
+        PoolCounters {
             started: Instant::now(),
             sampling,
             workers: (0..workers)
                 .map(|_| {
-                    CachePadded::new(WorkerCounters {
+                    CachePadded::new(CounterBlock {
                         global_pulls: AtomicU64::new(0),
                         steals_attempted: AtomicU64::new(0),
                         steals_succeeded: AtomicU64::new(0),
@@ -159,8 +159,8 @@ impl PoolRecorder {
 
     /// The recorder of worker `index`; only that worker's thread may record.
     #[inline(always)]
-    pub(crate) fn worker(&self, index: usize) -> WorkerRecorder<'_> {
-        WorkerRecorder {
+    pub(crate) fn worker(&self, index: usize) -> WorkerCounters<'_> {
+        WorkerCounters {
             pool: self,
             counters: &self.workers[index],
         }
@@ -277,16 +277,16 @@ impl OutsideTaskCounter {
 
 /// One worker's view of its own block. Only the owning worker's thread
 /// records through it.
-pub(crate) struct WorkerRecorder<'a> {
-    pool: &'a PoolRecorder,
-    counters: &'a WorkerCounters,
+pub(crate) struct WorkerCounters<'a> {
+    pool: &'a PoolCounters,
+    counters: &'a CounterBlock,
 }
 
 // The state changes and the steal counts are out of line (`inline(never)`):
 // they run on the worker loop's rare paths (a search, a wake, a steal), and
 // inlined they left the loop's per-task path a register short (callgrind
 // `--dump-instr`, the nested tree: one instruction a task more).
-impl WorkerRecorder<'_> {
+impl WorkerCounters<'_> {
     #[inline(never)]
     pub(crate) fn steal_attempted(&self) {
         add(&self.counters.steals_attempted, 1);
@@ -309,9 +309,9 @@ impl WorkerRecorder<'_> {
             .store(WorkerState::Running.to_u8(), Ordering::Relaxed);
     }
 
-    /// The worker ran out of work: close its running stretch.
+    /// The worker ran out of work and searches: close its running stretch.
     #[inline(never)]
-    pub(crate) fn stopped_running(&self) {
+    pub(crate) fn searching(&self) {
         let c = self.counters;
         let stretch = self
             .pool
@@ -322,22 +322,28 @@ impl WorkerRecorder<'_> {
             .store(WorkerState::Searching.to_u8(), Ordering::Relaxed);
     }
 
-    pub(crate) fn parking(&self) {
+    pub(crate) fn sleeping(&self) {
         add(&self.counters.sleeps, 1);
         self.set_state(WorkerState::Sleeping);
     }
 
-    pub(crate) fn searching(&self) {
-        self.set_state(WorkerState::Searching);
+    /// Woken: to search, or (`handed`) to run a task handed over, which
+    /// `running` reports next.
+    pub(crate) fn woken(&self, handed: bool) {
+        if !handed {
+            self.set_state(WorkerState::Searching);
+        }
     }
 
+    /// Counted in `wakeups`.
     #[inline(never)]
-    pub(crate) fn wakeup(&self) {
+    pub(crate) fn wakeup_found_work(&self) {
         add(&self.counters.wakeups, 1);
     }
 
+    /// Counted in `noop_wakeups`.
     #[inline(never)]
-    pub(crate) fn noop_wakeup(&self) {
+    pub(crate) fn wakeup_found_nothing(&self) {
         add(&self.counters.noop_wakeups, 1);
     }
 
@@ -351,11 +357,11 @@ impl WorkerRecorder<'_> {
         add(&self.counters.joins, 1);
     }
 
-    pub(crate) fn shared_fork(&self) {
+    pub(crate) fn fork_shared(&self) {
         add(&self.counters.forks_shared, 1);
     }
 
-    pub(crate) fn stole_fork(&self) {
+    pub(crate) fn fork_stolen(&self) {
         add(&self.counters.forks_stolen, 1);
     }
 
@@ -371,12 +377,12 @@ impl WorkerRecorder<'_> {
         self.set_state(WorkerState::Stopped);
     }
 
-    pub(crate) fn schedule_delay(&self, delay: Duration) {
-        self.counters.schedule_delay.record(delay);
+    pub(crate) fn sampled_task_started(&self, schedule_delay: Duration) {
+        self.counters.schedule_delay.record(schedule_delay);
     }
 
-    pub(crate) fn run_time(&self, time: Duration) {
-        self.counters.run_time.record(time);
+    pub(crate) fn sampled_task_ran(&self, run_time: Duration) {
+        self.counters.run_time.record(run_time);
     }
 
     fn set_state(&self, state: WorkerState) {

@@ -85,10 +85,6 @@ pub(crate) struct WorkerTrack<'a>(std::marker::PhantomData<&'a ()>);
 #[allow(clippy::unused_self)]
 impl WorkerTrack<'_> {
     #[inline(always)]
-    pub(crate) fn records_tasks(&self) -> bool {
-        false
-    }
-    #[inline(always)]
     pub(crate) fn spawned_inbox(&self, _id: u64, _worker: usize) {}
     #[inline(always)]
     pub(crate) fn run_panicked(&self, _id: u64) {}
@@ -115,7 +111,7 @@ impl WorkerTrack<'_> {
     #[inline(always)]
     pub(crate) fn woken(&self, _handoff: bool) {}
     #[inline(always)]
-    pub(crate) fn noop_wakeup(&self) {}
+    pub(crate) fn wakeup_found_nothing(&self) {}
     #[inline(always)]
     pub(crate) fn respawned(&self) {}
     #[inline(always)]

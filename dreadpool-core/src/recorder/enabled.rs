@@ -329,7 +329,7 @@ impl WorkerTrack<'_> {
     /// Whether task events are recorded now: the run path reads a task's
     /// identity only then.
     #[inline(always)]
-    pub(crate) fn records_tasks(&self) -> bool {
+    fn records_tasks(&self) -> bool {
         self.shared.level.load(Ordering::Relaxed) >= RecordLevel::Tasks.as_u8()
     }
 
@@ -390,6 +390,8 @@ impl WorkerTrack<'_> {
         self.state(event::STOPPED);
     }
 
+    /// Woken: with a task handed over (`handoff`, whose run the next
+    /// state change, running, shows), or to search.
     pub(crate) fn woken(&self, handoff: bool) {
         self.record(
             RecordLevel::Scheduler,
@@ -398,9 +400,12 @@ impl WorkerTrack<'_> {
             0,
             0,
         );
+        if !handoff {
+            self.searching();
+        }
     }
 
-    pub(crate) fn noop_wakeup(&self) {
+    pub(crate) fn wakeup_found_nothing(&self) {
         self.record(RecordLevel::Scheduler, event::NOOP_WAKEUP, 0, 0, 0);
     }
 

@@ -139,7 +139,7 @@ pub(crate) fn current_index_in_pool(pool_id: u64) -> Option<usize> {
     CURRENT
         .try_with(|current| {
             current.0.borrow().as_deref().and_then(|worker| {
-                (worker.registry.flight.pool_id() == pool_id).then_some(worker.state.index)
+                (worker.registry.recorder.pool_id() == pool_id).then_some(worker.state.index)
             })
         })
         .ok()

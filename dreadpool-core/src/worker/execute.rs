@@ -14,13 +14,10 @@ pub(crate) fn run_timed(spawned: std::time::Instant, task: Task) {
     let started = std::time::Instant::now();
     let delay = started.saturating_duration_since(spawned);
     // (Recorded before the run, so that a task that panics still counts.)
-    with_worker(|worker| worker.recorder().schedule_delay(delay));
+    with_worker(|worker| worker.probe().sampled_task_started(delay));
     task.run();
     let ran = started.elapsed();
-    with_worker(|worker| {
-        worker.recorder().run_time(ran);
-        worker.registry.flight.observed_latency(delay, ran);
-    });
+    with_worker(|worker| worker.probe().sampled_task_ran(delay, ran));
 }
 
 impl WorkerThread {
@@ -51,7 +48,7 @@ impl WorkerThread {
             // begin, a state change, a wait's end): see `recording::merge`.
             Ok(()) => self.completed(),
             Err(payload) => {
-                self.flight().run_panicked(id);
+                self.probe().run_panicked(id);
                 self.after_panic(payload, nested, id)
             }
         }
@@ -84,7 +81,7 @@ impl WorkerThread {
         id: u64,
     ) -> PanicPolicy {
         let index = self.state.index;
-        self.flight().panicked(id);
+        self.probe().panicked(id);
         let policy = self.registry.on_task_panic(index, payload);
         // (on_task_panic contains the handler's and the subscriber's
         // panics itself, so this cannot unwind.)

@@ -62,9 +62,7 @@ impl WorkerThread {
                 // SAFETY: taken from its owner's list, so its owner waits
                 // for it (or will), and the job is alive.
                 let owner = unsafe { job.owner() };
-                self.recorder().stole_fork();
-                self.flight().fork_stolen(owner, job.id());
-                crate::trace::fork_stolen(self.state.index, owner);
+                self.probe().fork_stolen(owner, job.id());
                 return Some(Self::fork_task(job));
             }
         }
@@ -138,7 +136,7 @@ impl WorkerThread {
                 Steal::Success(task) => {
                     if crate::recorder::ENABLED {
                         let after = queue.len();
-                        self.flight()
+                        self.probe()
                             .pulled_global((after + 1).saturating_sub(before), || after);
                     }
                     return Some(task);
@@ -200,13 +198,11 @@ impl WorkerThread {
                 if victim == self.state.index {
                     continue;
                 }
-                self.recorder().steal_attempted();
+                self.probe().steal_attempted();
                 match self.take_batch(|dest| stealers[victim].steal_batch_and_pop(dest)) {
                     Steal::Success((task, batch)) => {
-                        self.recorder().stole(victim, batch);
-                        self.flight()
+                        self.probe()
                             .stole(victim, batch, || self.state.queue.len());
-                        crate::trace::stole(self.state.index, victim, batch);
                         return Some(task);
                     }
                     Steal::Retry => lost_a_race = true,

@@ -14,7 +14,7 @@ impl WorkerThread {
     /// Counts a join (metrics).
     #[inline(always)]
     pub(crate) fn joined(&self) {
-        self.recorder().joined();
+        self.probe().joined();
     }
 
     /// At a fork: shares the oldest latent fork if fewer than
@@ -51,9 +51,7 @@ impl WorkerThread {
         };
         let index = self.state.index;
         self.registry.counts.local_spawned(index);
-        self.recorder().shared_fork();
-        self.flight().fork_shared(job.id());
-        crate::trace::fork_shared(index);
+        self.probe().fork_shared(job.id());
         self.own_shared_forks().push(job);
         self.registry.sleep.notify_local_task();
     }

@@ -65,24 +65,17 @@ impl WorkerThread {
                 return Idle::Exit;
             }
         }
-        crate::trace::sleeping(index);
-        self.recorder().parking();
-        self.flight().sleeping();
+        self.probe().sleeping();
         self.pacer.reset();
         let handed = match until.and_then(|t| t.deadline) {
             Some(deadline) => registry.sleep.park_until(index, deadline),
             None => registry.sleep.park(index),
         };
-        crate::trace::woken(index);
-        self.flight().woken(handed.is_some());
+        self.probe().woken(handed.is_some());
         self.refresh_record_level();
         match handed {
             Some(task) => Idle::HandedOff(task),
-            None => {
-                self.recorder().searching();
-                self.flight().searching();
-                Idle::Woken
-            }
+            None => Idle::Woken,
         }
     }
 }

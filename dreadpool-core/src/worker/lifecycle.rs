@@ -26,8 +26,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
             // The predecessor's panicked task: counted only now, so that a
             // join() returning after a panic finds the replacement running.
             if replacement {
-                registry.metrics.worker(index).respawned();
-                registry.flight.worker(index).respawned();
+                registry.probe(index).respawned();
             }
             registry.counts.completed(index);
         }
@@ -38,16 +37,15 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
             .state;
         match exit {
             Exit::Shutdown | Exit::Done | Exit::TimedOut => {
-                registry.metrics.worker(index).stopped();
-                registry.flight.worker(index).stopped();
+                registry.probe(index).stopped();
                 thread_hooks::run(&registry, ThreadEvent::Exit, index);
                 return;
             }
             Exit::Respawn => {
-                registry.metrics.worker(index).respawning();
                 // The last event this thread records: once the replacement
-                // starts, the seat's ring is the replacement's to write.
-                registry.flight.worker(index).respawning();
+                // starts, the seat's counters and ring are the replacement's
+                // to write.
+                registry.probe(index).respawning();
                 if cfg!(all(loom, feature = "__broken_respawn_fresh_queue")) {
                     // The mistake the seed's `mem::replace` avoids: the
                     // replacement starts with an empty queue (the loom

@@ -112,9 +112,9 @@ pub(crate) struct WorkerThread {
 impl WorkerThread {
     pub(super) fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let seat_ring = registry.flight.seat_ring(state.index);
+        let seat_ring = registry.recorder.seat_ring(state.index);
         let own_shared_forks: *const SharedForks = &registry.shared_forks[state.index];
-        let outside_tasks = registry.metrics.outside_task_counter(state.index);
+        let outside_tasks = registry.counters.outside_task_counter(state.index);
         let shared_forks_kept = (registry.threads() - 1).min(MAX_SHARED_FORKS);
         WorkerThread {
             registry,
@@ -144,14 +144,10 @@ impl WorkerThread {
         &self.registry
     }
 
-    pub(super) fn recorder(&self) -> crate::metrics::WorkerRecorder<'_> {
-        self.registry.metrics.worker(self.state.index)
-    }
-
-    /// This worker's track in the flight recorder.
+    /// Where this worker reports its state changes.
     #[inline(always)]
-    pub(super) fn flight(&self) -> crate::recorder::WorkerTrack<'_> {
-        self.registry.flight.worker(self.state.index)
+    pub(super) fn probe(&self) -> crate::probe::WorkerProbe<'_> {
+        self.registry.probe(self.state.index)
     }
 
     /// Whether to record task events now (see `records_tasks`); a constant
@@ -163,7 +159,7 @@ impl WorkerThread {
 
     /// Looks the recorder's level up again.
     pub(super) fn refresh_record_level(&self) {
-        self.records_tasks.set(self.flight().records_tasks());
+        self.records_tasks.set(self.registry.recorder.records_tasks());
     }
 
     pub(super) fn next_random(&self) -> u64 {

@@ -24,10 +24,8 @@ impl WorkerThread {
     /// runs until shutdown (or a respawn); `Some` for a worker waiting inside
     /// one of its tasks, which runs until the target's latch is set.
     pub(super) fn run_loop(&self, until: Option<&WaitTarget<'_>>) -> Exit {
-        let recorder = self.recorder();
-        let flight = self.flight();
-        recorder.running();
-        flight.running();
+        let probe = self.probe();
+        probe.running();
         // Counted by the sleep protocol as a searcher (woken, or back from a
         // second look that found work).
         let mut searching = false;
@@ -45,11 +43,10 @@ impl WorkerThread {
                 if let Some(exit) = exit {
                     if searching {
                         self.stop_searching();
-                        recorder.running();
-                        flight.running();
+                        probe.running();
                     }
                     if woken {
-                        recorder.wakeup();
+                        probe.wakeup_found_work();
                     }
                     return exit;
                 }
@@ -68,11 +65,10 @@ impl WorkerThread {
                     if searching {
                         searching = false;
                         self.stop_searching();
-                        recorder.running();
-                        flight.running();
+                        probe.running();
                         if woken {
                             woken = false;
-                            recorder.wakeup();
+                            probe.wakeup_found_work();
                         }
                     }
                     if self.execute(task, until.is_some()) == PanicPolicy::Respawn {
@@ -85,12 +81,10 @@ impl WorkerThread {
                 None => {
                     if woken {
                         woken = false;
-                        recorder.noop_wakeup();
-                        flight.noop_wakeup();
+                        probe.wakeup_found_nothing();
                     }
                     if !searching {
-                        recorder.stopped_running();
-                        flight.searching();
+                        probe.searching();
                     }
                     match self.idle(searching, until) {
                         Idle::Search => searching = true,
@@ -100,9 +94,8 @@ impl WorkerThread {
                         }
                         Idle::HandedOff(task) => {
                             searching = false;
-                            recorder.running();
-                            flight.running();
-                            recorder.wakeup();
+                            probe.running();
+                            probe.wakeup_found_work();
                             // Run at once, whatever `until` says: the task is
                             // ours alone, and the loop's next turn checks the
                             // latch and the deadline again.

@@ -25,7 +25,7 @@ pub(crate) fn push_if_local<T: IntoTask>(
     if !std::ptr::eq(&*worker.registry, registry) {
         return Err((task, envelope));
     }
-    let sampled_at = worker.sampler.sample(&registry.metrics);
+    let sampled_at = worker.sampler.sample(&registry.counters);
     if worker.records_tasks() {
         // Made inline, as the unrecorded task is: out of line, as a generic
         // function of its own, it cost the `Tasks` level's spawns 22-30

@@ -67,9 +67,9 @@ pub(crate) fn wait_for(latch: &Latch, deadline: Option<Instant>) -> bool {
     // SAFETY: non-null: this thread is a worker, inside one of its tasks
     // (the one waiting), which the worker outlives.
     let worker = unsafe { &*worker };
-    worker.flight().wait_begin();
+    worker.probe().wait_begin();
     let set = worker.wait_in_loop(latch, deadline);
-    worker.flight().wait_end();
+    worker.probe().wait_end();
     set
 }
 
@@ -122,12 +122,12 @@ impl WorkerThread {
         if latch.is_set() {
             return;
         }
-        self.flight().wait_begin();
+        self.probe().wait_begin();
         let exit = self.run_loop(Some(&WaitTarget {
             latch: WaitLatch::Fork(latch),
             deadline: None,
         }));
-        self.flight().wait_end();
+        self.probe().wait_end();
         if !matches!(exit, Exit::Done) {
             // Neither shutdown (the pool is not idle while the joining task
             // runs) nor a respawn (nested loops treat it as `Continue`) can
