@@ -118,6 +118,24 @@ impl Registry {
         WorkerProbe::new(self.counters.worker(index), &self.recorder, index)
     }
 
+    /// Worker `index`'s list of shared forks (`fork_join/sharing.rs`).
+    #[inline(always)]
+    pub(crate) fn shared_forks(&self, index: usize) -> &SharedForks {
+        &self.shared_forks[index]
+    }
+
+    /// The pool's count of pending tasks, per worker.
+    #[inline(always)]
+    pub(crate) fn counts(&self) -> &TaskCounts {
+        &self.counts
+    }
+
+    /// The pool's sleep/wake coordinator.
+    #[inline(always)]
+    pub(crate) fn sleep(&self) -> &Sleep {
+        &self.sleep
+    }
+
     /// Number of workers.
     pub(crate) fn threads(&self) -> usize {
         self.stealers.len()

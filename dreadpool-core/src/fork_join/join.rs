@@ -18,17 +18,18 @@ where
 {
     let job = StackJob::new(b, worker.index());
     let job_ref = job.as_job_ref();
-    let latent = worker.latent_forks();
+    let forks = worker.forks();
+    let latent = forks.latent();
     // The fork: a plain push to a list only this thread reads, and a look
     // at whether any worker of the pool is idle (then the oldest latent
     // fork, the largest, is shared with it).
     latent.push(job_ref);
-    worker.joined();
-    worker.share_a_fork_if_wanted();
+    worker.probe().joined();
+    forks.share_if_wanted(worker);
     // `a` may panic: `b` must still run, and the job must not die while a
     // thief may hold it, so the unwinding stops here until both are done.
     let result_a = catch_unwind(AssertUnwindSafe(|| a(FnContext::new(false))));
-    if !latent.pop(job_ref) || worker.reclaim_fork(job_ref) {
+    if !latent.pop(job_ref) || forks.reclaim(worker, job_ref) {
         // Nobody else can reach the job any more: run `b` here.
         // SAFETY: never shared, or taken back from the shared list.
         let b = unsafe { job.take_func() };

@@ -9,12 +9,12 @@ mod global_pool;
 mod install;
 mod job;
 mod join;
+mod sharing;
 
 pub(crate) use fork_latch::ForkLatch;
-pub(crate) use forks::{LatentForks, SharedForks};
+pub(crate) use forks::SharedForks;
 pub(crate) use install::install;
-pub(crate) use job::JobRef;
-pub(crate) use join::run_shared;
+pub(crate) use sharing::{steal_fork, ForkSharing};
 
 /// What a closure run by [`join_context`] is told about where it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

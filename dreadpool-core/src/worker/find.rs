@@ -2,6 +2,7 @@
 //! global queue (topped off in batches), peers' shared forks and queues.
 
 use super::{WorkerThread, GLOBAL_CHECK_INTERVAL};
+use crate::fork_join::steal_fork;
 use crate::queue::{Steal, Worker};
 use crate::task::Task;
 
@@ -19,7 +20,7 @@ impl WorkerThread {
             .queue
             .pop()
             .or_else(|| self.pull_inbox())
-            .or_else(|| self.steal_fork())
+            .or_else(|| steal_fork(self))
             .or_else(|| self.paced_pull_global())
             .or_else(|| self.steal_from_peers())
     }
@@ -31,42 +32,14 @@ impl WorkerThread {
     /// peers, its inbox, peers' queues; the global queue last, so that no
     /// unrelated outside task starts ahead of the computation in flight.
     pub(super) fn find_task_in_join(&self) -> Option<Task> {
-        let own_forks = self.own_shared_forks();
         self.state
             .queue
             .pop()
-            .or_else(|| own_forks.pop_newest().map(Self::fork_task))
-            .or_else(|| self.steal_fork())
+            .or_else(|| self.forks.take_own_newest())
+            .or_else(|| steal_fork(self))
             .or_else(|| self.pull_inbox())
             .or_else(|| self.steal_from_peers())
             .or_else(|| self.pull_global())
-    }
-
-    /// Takes the oldest shared fork of a peer, trying every peer once from
-    /// a random start (one job at a time: a stack job never travels in a
-    /// batch, so it cannot be stranded behind other work in a thief's
-    /// queue).
-    pub(super) fn steal_fork(&self) -> Option<Task> {
-        let forks = &self.registry.shared_forks;
-        let n = forks.len();
-        if n < 2 {
-            return None;
-        }
-        let start = self.next_random() as usize % n;
-        for offset in 0..n {
-            let victim = (start + offset) % n;
-            if victim == self.state.index {
-                continue;
-            }
-            if let Some(job) = forks[victim].steal() {
-                // SAFETY: taken from its owner's list, so its owner waits
-                // for it (or will), and the job is alive.
-                let owner = unsafe { job.owner() };
-                self.probe().fork_stolen(owner, job.id());
-                return Some(Self::fork_task(job));
-            }
-        }
-        None
     }
 
     /// [`pull_global`](Self::pull_global) for a worker that ran out of local
@@ -95,7 +68,7 @@ impl WorkerThread {
         self.pull_global()
             .or_else(|| self.pull_inbox())
             .or_else(|| self.state.queue.pop())
-            .or_else(|| self.steal_fork())
+            .or_else(|| steal_fork(self))
             .or_else(|| self.steal_from_peers())
     }
 
@@ -201,8 +174,7 @@ impl WorkerThread {
                 self.probe().steal_attempted();
                 match self.take_batch(|dest| stealers[victim].steal_batch_and_pop(dest)) {
                     Steal::Success((task, batch)) => {
-                        self.probe()
-                            .stole(victim, batch, || self.state.queue.len());
+                        self.probe().stole(victim, batch, || self.state.queue.len());
                         return Some(task);
                     }
                     Steal::Retry => lost_a_race = true,

@@ -14,13 +14,12 @@
 //! `lifecycle.rs` (a thread's start, respawn and exit), `run_loop.rs` (the
 //! states of the loop), `find.rs` (where the next task comes from),
 //! `execute.rs` (running one task), `idle.rs` (going to sleep), `wait.rs`
-//! (waiting inside a task), `forks.rs` (the fork-sharing policy's worker
-//! side), `spawn.rs` (a spawn from a worker's own task).
+//! (waiting inside a task), `spawn.rs` (a spawn from a worker's own task).
+//! The fork-sharing policy is `fork_join/sharing.rs`'s.
 
 mod current;
 mod execute;
 mod find;
-mod forks;
 mod idle;
 mod lifecycle;
 mod run_loop;
@@ -37,7 +36,7 @@ pub(crate) use lifecycle::main;
 pub(crate) use spawn::push_if_local;
 pub(crate) use wait::wait_for;
 
-use crate::fork_join::{LatentForks, SharedForks};
+use crate::fork_join::ForkSharing;
 use crate::metrics::SpawnSampler;
 use crate::pull_pacer::PullPacer;
 use crate::queue::Worker;
@@ -50,14 +49,6 @@ use std::cell::Cell;
 /// Go's scheduler uses 61 for the same purpose: prime, so it does not beat in
 /// step with periodic workloads, and rare enough to cost nothing.
 const GLOBAL_CHECK_INTERVAL: u32 = 61;
-
-/// The most forks a worker keeps shared at once (`fork_join/README.md`):
-/// one per peer that may be idle, so that several thieves each find a piece
-/// at once, but few, since each shared fork that nobody takes costs its
-/// owner a lock to take it back. (On 2 threads, keeping 2 shared instead
-/// of 1 changed nothing measurable on the quicksort: 4 to 9 steals per
-/// sort either way, 119-123 ms against rayon's 119-128.)
-const MAX_SHARED_FORKS: usize = 4;
 
 /// What a worker owns and hands to its replacement when its thread is
 /// respawned: the same index, the same local queue (whose stealers the peers
@@ -94,28 +85,18 @@ pub(crate) struct WorkerThread {
     records_tasks: Cell<bool>,
     /// This seat's flight recorder ring, for the per-task events.
     seat_ring: crate::recorder::SeatRing,
-    /// The forks of this worker's joins that are not yet shared
-    /// (`fork_join/README.md`).
-    latent: LatentForks,
-    /// How many of its oldest forks this worker keeps shared: one per peer
-    /// that could take one, at most [`MAX_SHARED_FORKS`]; none on a pool of
-    /// one thread, whose joins therefore never share.
-    shared_forks_kept: usize,
     /// This worker's count of tasks from outside (metrics), at hand.
     outside_tasks: crate::metrics::OutsideTaskCounter,
-    /// `&registry.shared_forks[index]`, looked up once: every fork looks at
-    /// it, and indexing (a bounds check, a multiply) was a third of what
-    /// the look cost.
-    own_shared_forks: *const SharedForks,
+    /// Its forks, latent and shared (`fork_join/sharing.rs`).
+    forks: ForkSharing,
 }
 
 impl WorkerThread {
     pub(super) fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let seat_ring = registry.recorder.seat_ring(state.index);
-        let own_shared_forks: *const SharedForks = &registry.shared_forks[state.index];
         let outside_tasks = registry.counters.outside_task_counter(state.index);
-        let shared_forks_kept = (registry.threads() - 1).min(MAX_SHARED_FORKS);
+        let forks = ForkSharing::new(&registry, state.index);
         WorkerThread {
             registry,
             state,
@@ -126,10 +107,8 @@ impl WorkerThread {
             pacer: PullPacer::default(),
             records_tasks: Cell::new(false),
             seat_ring,
-            latent: LatentForks::new(),
             outside_tasks,
-            shared_forks_kept,
-            own_shared_forks,
+            forks,
         }
     }
 
@@ -144,9 +123,15 @@ impl WorkerThread {
         &self.registry
     }
 
+    /// This worker's forks (`fork_join/sharing.rs`).
+    #[inline(always)]
+    pub(crate) fn forks(&self) -> &ForkSharing {
+        &self.forks
+    }
+
     /// Where this worker reports its state changes.
     #[inline(always)]
-    pub(super) fn probe(&self) -> crate::probe::WorkerProbe<'_> {
+    pub(crate) fn probe(&self) -> crate::probe::WorkerProbe<'_> {
         self.registry.probe(self.state.index)
     }
 
@@ -159,10 +144,13 @@ impl WorkerThread {
 
     /// Looks the recorder's level up again.
     pub(super) fn refresh_record_level(&self) {
-        self.records_tasks.set(self.registry.recorder.records_tasks());
+        self.records_tasks
+            .set(self.registry.recorder.records_tasks());
     }
 
-    pub(super) fn next_random(&self) -> u64 {
+    /// The next of this worker's pseudo-random numbers (xorshift64), for
+    /// picking where a search starts.
+    pub(crate) fn next_random(&self) -> u64 {
         let mut x = self.rng.get();
         x ^= x << 13;
         x ^= x >> 7;
