@@ -96,6 +96,7 @@ mod recorder;
 mod registry;
 mod scope;
 mod sleep;
+mod spawn;
 mod sync;
 mod task;
 mod task_handle;

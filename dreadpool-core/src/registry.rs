@@ -1,4 +1,6 @@
-//! The state one pool's threads share, and the spawn path into it.
+//! The state one pool's threads share: its queues, its sleep and task
+//! counts, its sinks, its threads, and the rules for shutting down and for
+//! a task's panic. Every way in for a task is `spawn/`'s.
 
 use crate::fork_join::SharedForks;
 use crate::idle_latch::IdleLatch;
@@ -14,9 +16,8 @@ use crate::sleep::Sleep;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::thread::{Builder, JoinHandle};
 use crate::sync::{lock, Arc, Mutex};
-use crate::task::{Envelope, IntoTask, Task};
+use crate::task::Task;
 use crate::thread_hooks::{ThreadEvent, ThreadHooks};
-use crate::trace::SpawnContext;
 use crate::worker::{self, WorkerSeat};
 
 /// Everything a pool's workers, handles and joiners share.
@@ -141,91 +142,6 @@ impl Registry {
         self.stealers.len()
     }
 
-    /// Spawns `task`: into the current worker's local queue when called from
-    /// one of this pool's tasks, else into the global queue. Gives the task
-    /// back if the pool is shutting down and the caller is outside it.
-    #[inline]
-    pub(crate) fn try_spawn<T: IntoTask>(&self, task: T) -> Result<(), T> {
-        if SpawnContext::may_exist() {
-            return self.try_spawn_in_context(task);
-        }
-        self.try_spawn_with(task, Envelope::empty())
-    }
-
-    /// [`try_spawn`](Self::try_spawn) once a `tracing` subscriber exists:
-    /// captures the current span to run the task in.
-    ///
-    /// Out of line, so that without a subscriber a spawn pays only the
-    /// check in `try_spawn`, and its envelope is a constant that folds
-    /// away. When the envelope was captured on every spawn it stayed live
-    /// through the whole spawn path: 11 instructions and register spills per
-    /// spawn in the nested tree, +3.3% over no `tracing` at all, against
-    /// +1.1% now (`BENCHMARKS.md`).
-    #[cold]
-    #[inline(never)]
-    fn try_spawn_in_context<T: IntoTask>(&self, task: T) -> Result<(), T> {
-        self.try_spawn_with(task, Envelope::new())
-    }
-
-    #[inline(always)]
-    fn try_spawn_with<T: IntoTask>(&self, task: T, envelope: Envelope) -> Result<(), T> {
-        let (task, envelope) = match worker::push_if_local(self, task, envelope) {
-            Ok(()) => return Ok(()),
-            Err(unspawned) => unspawned,
-        };
-        if !self.admit_external() {
-            return Err(task);
-        }
-        if self.recorder.records_tasks() {
-            self.deliver_recorded(task, envelope);
-            return Ok(());
-        }
-        let sampled_at = self.counters.sample_spawn();
-        let task = envelope.into_outside_task(task, sampled_at, None);
-        self.sleep.deliver_external_task(task, &self.injector);
-        Ok(())
-    }
-
-    /// An outside spawn while the flight recorder records spawns (its
-    /// `Tasks` level): the task made with an identity and its spawn
-    /// recorded. Out of line, so that the usual spawn pays only the check
-    /// (a load and a branch; with the task made and recorded inline the
-    /// check cost 6 instructions per spawn, callgrind).
-    #[cold]
-    #[inline(never)]
-    fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
-        let sampled_at = self.counters.sample_spawn();
-        let id = crate::recorder::next_task_id();
-        let task = envelope.into_outside_task(task, sampled_at, Some(id));
-        self.recorder.outside_spawn(id, None);
-        self.sleep.deliver_external_task(task, &self.injector);
-    }
-
-    /// [`try_spawn`](Self::try_spawn), panicking (for the public `spawn`s)
-    /// when the task is refused.
-    ///
-    /// Inlined, with the panic out of line, so that a spawn compiles to the
-    /// fast path at its call site whichever features are on: when the
-    /// `tracing` feature made this function a call, that call alone was
-    /// most of what the feature cost an external spawn (callgrind).
-    #[inline]
-    #[track_caller]
-    pub(crate) fn spawn<T: IntoTask>(&self, task: T) {
-        if self.try_spawn(task).is_err() {
-            self.refused();
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn refused(&self) -> ! {
-        panic!(
-            "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
-            self.name
-        );
-    }
-
     /// Counts a task from outside the pool, unless the pool is shutting down.
     /// Returns whether it was admitted (and counted).
     ///
@@ -234,7 +150,7 @@ impl Registry {
     /// a read-modify-write. Either we see the flag and back out, or the
     /// draining workers see our count and wait for the task the caller is
     /// about to push (see `TaskCounts::pending`).
-    fn admit_external(&self) -> bool {
+    pub(crate) fn admit_external(&self) -> bool {
         if cfg!(all(loom, feature = "__broken_flag_before_count")) {
             // The natural mistake, flag first: a draining worker may exit
             // between the check and the count. The loom models catch it.
@@ -253,40 +169,6 @@ impl Registry {
             return false;
         }
         true
-    }
-
-    /// Spawns `task` into worker `index`'s inbox, to run on that worker and
-    /// no other. The same acceptance rule as [`try_spawn`](Self::try_spawn):
-    /// refused after shutdown unless the caller is one of the pool's tasks.
-    pub(crate) fn try_spawn_on<T: IntoTask>(&self, index: usize, task: T) -> Result<(), T> {
-        let envelope = Envelope::new();
-        let me = worker::current_index(Some(self));
-        let own_task = me.is_some();
-        if !own_task && !self.admit_external() {
-            return Err(task);
-        }
-        if own_task {
-            // Draining: a pool's own tasks may always spawn.
-            self.counts.external_spawned();
-        }
-        let sampled_at = self.counters.sample_spawn();
-        let identity = self
-            .recorder
-            .records_tasks()
-            .then(crate::recorder::next_task_id);
-        let task = envelope.into_task(task, sampled_at, identity);
-        if let Some(id) = identity {
-            match me {
-                Some(me) => self.recorder.worker(me).spawned_inbox(id, index),
-                None => self.recorder.outside_spawn(id, Some(index)),
-            }
-        }
-        self.inboxes[index].push(task);
-        // Only worker `index` may take it, so wake that one: its sleep
-        // registration (under the idle lock that `wake_specific` takes)
-        // precedes its second look at its inbox.
-        self.sleep.wake_specific(index);
-        Ok(())
     }
 
     /// True when some queue holds a task that any worker may take. For the

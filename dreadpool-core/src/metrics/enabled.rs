@@ -259,19 +259,43 @@ impl PoolCounters {
     }
 }
 
-/// A pointer to one worker's `global_pulls`, kept in the worker itself:
-/// every task from outside bumps it when it starts (`Task::marked_from_outside`),
-/// and reaching it through the pool's blocks cost 4 instructions more per
-/// task (callgrind). Valid while the pool's recorder lives, which the
-/// worker holding it keeps alive.
+/// A pointer to one worker's `global_pulls`, kept by the worker and made
+/// its thread's current one for as long as it runs there: every task from
+/// outside bumps it when it starts (`Task::marked_from_outside`), through a
+/// thread-local of its own, so that a task needs to know nothing of
+/// workers, and reaching it through the pool's blocks is not on the run
+/// path. Valid while the pool's counters live, which the worker holding it
+/// keeps alive.
 pub(crate) struct OutsideTaskCounter(*const AtomicU64);
 
+thread_local! {
+    /// The counter of the worker running on this thread, or null.
+    static CURRENT_OUTSIDE_TASKS: Cell<*const AtomicU64> = const { Cell::new(std::ptr::null()) };
+}
+
 impl OutsideTaskCounter {
-    /// Counts one (only from the worker's own thread: single writer).
-    #[inline(always)]
-    pub(crate) fn count(&self) {
-        // SAFETY: valid while the worker holding this lives (see above).
-        add(unsafe { &*self.0 }, 1);
+    /// Makes this the calling thread's counter: its worker starts running.
+    pub(crate) fn make_current(&self) {
+        CURRENT_OUTSIDE_TASKS.with(|current| current.set(self.0));
+    }
+
+    /// The calling thread has no counter from now on: its worker stopped,
+    /// or its thread-locals are being destroyed.
+    pub(crate) fn clear_current() {
+        // (`try_with`: during the thread's teardown the cell may be gone.)
+        let _ = CURRENT_OUTSIDE_TASKS.try_with(|current| current.set(std::ptr::null()));
+    }
+}
+
+/// Counts a task from outside the pool on the worker running it, if this
+/// thread is a worker (only that worker's thread writes its counter).
+#[inline(always)]
+pub(crate) fn count_outside_task() {
+    let counter = CURRENT_OUTSIDE_TASKS.with(Cell::get);
+    if !counter.is_null() {
+        // SAFETY: set by a worker that is running on this thread, which
+        // keeps the counters alive, and cleared before it stops (above).
+        add(unsafe { &*counter }, 1);
     }
 }
 

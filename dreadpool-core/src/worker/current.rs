@@ -2,6 +2,7 @@
 //! the life of a worker loop, and the lookups built on them.
 
 use super::WorkerThread;
+use crate::metrics::OutsideTaskCounter;
 use crate::registry::Registry;
 use crate::sync::Arc;
 #[cfg(not(loom))]
@@ -21,6 +22,7 @@ impl Drop for CurrentWorker {
     fn drop(&mut self) {
         #[cfg(not(loom))]
         CURRENT_PTR.with(|ptr| ptr.set(std::ptr::null()));
+        OutsideTaskCounter::clear_current();
     }
 }
 
@@ -56,6 +58,10 @@ thread_local! {
 pub(super) fn set_current(worker: Option<Rc<WorkerThread>>) {
     #[cfg(not(loom))]
     CURRENT_PTR.with(|ptr| ptr.set(worker.as_ref().map_or(std::ptr::null(), Rc::as_ptr)));
+    match &worker {
+        Some(worker) => worker.outside_tasks.make_current(),
+        None => OutsideTaskCounter::clear_current(),
+    }
     CURRENT.with(|current| *current.0.borrow_mut() = worker);
 }
 
@@ -73,23 +79,6 @@ pub(crate) fn current_ptr() -> *const WorkerThread {
             .as_ref()
             .map_or(std::ptr::null(), Rc::as_ptr)
     });
-}
-
-/// Counts a task from outside the pool on the worker running it (called by
-/// the task itself: `Task::marked_from_outside`).
-#[inline(always)]
-pub(crate) fn count_outside_task() {
-    // Only the `metrics` feature counts them; without it, only tasks with
-    // an identity for the flight recorder are marked, and they need not
-    // look up their worker.
-    if !crate::metrics::COUNTS_BATCHES {
-        return;
-    }
-    let worker = current_ptr();
-    if !worker.is_null() {
-        // SAFETY: non-null: the worker runs the task calling us.
-        unsafe { (*worker).outside_tasks.count() };
-    }
 }
 
 /// Calls `f` with the worker running on this thread.

@@ -23,17 +23,13 @@ mod find;
 mod idle;
 mod lifecycle;
 mod run_loop;
-mod spawn;
 mod wait;
 
 #[cfg(feature = "recorder")]
 pub(crate) use current::current_index_in_pool;
-pub(crate) use current::{
-    count_outside_task, current_index, current_ptr, current_registry, with_current,
-};
+pub(crate) use current::{current_index, current_ptr, current_registry, with_current};
 pub(crate) use execute::run_timed;
 pub(crate) use lifecycle::main;
-pub(crate) use spawn::push_if_local;
 pub(crate) use wait::wait_for;
 
 use crate::fork_join::ForkSharing;
@@ -85,7 +81,8 @@ pub(crate) struct WorkerThread {
     records_tasks: Cell<bool>,
     /// This seat's flight recorder ring, for the per-task events.
     seat_ring: crate::recorder::SeatRing,
-    /// This worker's count of tasks from outside (metrics), at hand.
+    /// This worker's count of tasks from outside (metrics), its thread's
+    /// current one while it runs (`current.rs`).
     outside_tasks: crate::metrics::OutsideTaskCounter,
     /// Its forks, latent and shared (`fork_join/sharing.rs`).
     forks: ForkSharing,
@@ -129,6 +126,39 @@ impl WorkerThread {
         &self.forks
     }
 
+    /// Picks this worker's spawns to time (one in the pool's sampling
+    /// rate): the spawn instant of a picked one.
+    #[inline(always)]
+    pub(crate) fn sample_spawn(&self) -> Option<std::time::Instant> {
+        self.sampler.sample(&self.registry.counters)
+    }
+
+    /// A fresh identity for a task this worker spawns at the recorder's
+    /// `Tasks` level (from its seat's block of them).
+    #[inline(always)]
+    pub(crate) fn next_task_id(&self) -> u64 {
+        self.seat_ring.next_task_id()
+    }
+
+    /// A spawn from one of this worker's tasks: counted, pushed to its own
+    /// queue, and a sleeper woken if nobody searches (no fence: see
+    /// `Sleep::notify_local_task`).
+    pub(crate) fn push_local(&self, task: Task) {
+        self.registry.counts.local_spawned(self.state.index);
+        self.state.queue.push(task);
+        self.registry.sleep.notify_local_task();
+    }
+
+    /// [`push_local`](Self::push_local) while the flight recorder records
+    /// spawns: recorded first (`id` is the task's identity).
+    #[inline(never)]
+    pub(crate) fn push_local_recorded(&self, task: Task, id: u64) {
+        // SAFETY: this worker holds its pool (`registry`), which owns the
+        // recorder, and is the thread in the ring's seat.
+        unsafe { self.seat_ring.spawned_local(id) };
+        self.push_local(task);
+    }
+
     /// Where this worker reports its state changes.
     #[inline(always)]
     pub(crate) fn probe(&self) -> crate::probe::WorkerProbe<'_> {
@@ -138,7 +168,7 @@ impl WorkerThread {
     /// Whether to record task events now (see `records_tasks`); a constant
     /// `false` without the `recorder` feature.
     #[inline(always)]
-    pub(super) fn records_tasks(&self) -> bool {
+    pub(crate) fn records_tasks(&self) -> bool {
         crate::recorder::ENABLED && self.records_tasks.get()
     }
 

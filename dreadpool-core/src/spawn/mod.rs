@@ -1,0 +1,172 @@
+//! Every way a task enters a pool: from one of its own tasks into that
+//! worker's local queue, from outside into the global queue (or straight to
+//! a sleeping worker), and into one worker's inbox (`broadcast`).
+//!
+//! Each way takes the same steps: the envelope (`envelope.rs`: the span to
+//! run in), the latency sample, the identity at the recorder's `Tasks`
+//! level, the task made, the spawn recorded, the task pushed, a sleeper
+//! woken (`sleep/`).
+
+mod envelope;
+
+pub(crate) use envelope::Envelope;
+
+use crate::registry::Registry;
+use crate::task::IntoTask;
+use crate::trace::SpawnContext;
+use crate::worker;
+
+impl Registry {
+    /// Spawns `task`: into the current worker's local queue when called from
+    /// one of this pool's tasks, else into the global queue. Gives the task
+    /// back if the pool is shutting down and the caller is outside it.
+    #[inline]
+    pub(crate) fn try_spawn<T: IntoTask>(&self, task: T) -> Result<(), T> {
+        if SpawnContext::may_exist() {
+            return self.try_spawn_in_context(task);
+        }
+        self.try_spawn_with(task, Envelope::empty())
+    }
+
+    /// [`try_spawn`](Self::try_spawn) once a `tracing` subscriber exists:
+    /// captures the current span to run the task in.
+    ///
+    /// Out of line, so that without a subscriber a spawn pays only the
+    /// check in `try_spawn`, and its envelope is a constant that folds
+    /// away. When the envelope was captured on every spawn it stayed live
+    /// through the whole spawn path: 11 instructions and register spills per
+    /// spawn in the nested tree, +3.3% over no `tracing` at all, against
+    /// +1.1% now (`BENCHMARKS.md`).
+    #[cold]
+    #[inline(never)]
+    fn try_spawn_in_context<T: IntoTask>(&self, task: T) -> Result<(), T> {
+        self.try_spawn_with(task, Envelope::new())
+    }
+
+    #[inline(always)]
+    fn try_spawn_with<T: IntoTask>(&self, task: T, envelope: Envelope) -> Result<(), T> {
+        let (task, envelope) = match push_if_local(self, task, envelope) {
+            Ok(()) => return Ok(()),
+            Err(unspawned) => unspawned,
+        };
+        if !self.admit_external() {
+            return Err(task);
+        }
+        if self.recorder.records_tasks() {
+            self.deliver_recorded(task, envelope);
+            return Ok(());
+        }
+        let sampled_at = self.counters.sample_spawn();
+        let task = envelope.into_outside_task(task, sampled_at, None);
+        self.sleep.deliver_external_task(task, &self.injector);
+        Ok(())
+    }
+
+    /// An outside spawn while the flight recorder records spawns (its
+    /// `Tasks` level): the task made with an identity and its spawn
+    /// recorded. Out of line, so that the usual spawn pays only the check
+    /// (a load and a branch; with the task made and recorded inline the
+    /// check cost 6 instructions per spawn, callgrind).
+    #[cold]
+    #[inline(never)]
+    fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
+        let sampled_at = self.counters.sample_spawn();
+        let id = crate::recorder::next_task_id();
+        let task = envelope.into_outside_task(task, sampled_at, Some(id));
+        self.recorder.outside_spawn(id, None);
+        self.sleep.deliver_external_task(task, &self.injector);
+    }
+
+    /// [`try_spawn`](Self::try_spawn), panicking (for the public `spawn`s)
+    /// when the task is refused.
+    ///
+    /// Inlined, with the panic out of line, so that a spawn compiles to the
+    /// fast path at its call site whichever features are on: when the
+    /// `tracing` feature made this function a call, that call alone was
+    /// most of what the feature cost an external spawn (callgrind).
+    #[inline]
+    #[track_caller]
+    pub(crate) fn spawn<T: IntoTask>(&self, task: T) {
+        if self.try_spawn(task).is_err() {
+            self.refused();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn refused(&self) -> ! {
+        panic!(
+            "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
+            self.name
+        );
+    }
+
+    /// Spawns `task` into worker `index`'s inbox, to run on that worker and
+    /// no other. The same acceptance rule as [`try_spawn`](Self::try_spawn):
+    /// refused after shutdown unless the caller is one of the pool's tasks.
+    pub(crate) fn try_spawn_on<T: IntoTask>(&self, index: usize, task: T) -> Result<(), T> {
+        let envelope = Envelope::new();
+        let me = worker::current_index(Some(self));
+        let own_task = me.is_some();
+        if !own_task && !self.admit_external() {
+            return Err(task);
+        }
+        if own_task {
+            // Draining: a pool's own tasks may always spawn.
+            self.counts.external_spawned();
+        }
+        let sampled_at = self.counters.sample_spawn();
+        let identity = self
+            .recorder
+            .records_tasks()
+            .then(crate::recorder::next_task_id);
+        let task = envelope.into_task(task, sampled_at, identity);
+        if let Some(id) = identity {
+            match me {
+                Some(me) => self.recorder.worker(me).spawned_inbox(id, index),
+                None => self.recorder.outside_spawn(id, Some(index)),
+            }
+        }
+        self.inboxes[index].push(task);
+        // Only worker `index` may take it, so wake that one: its sleep
+        // registration (under the idle lock that `wake_specific` takes)
+        // precedes its second look at its inbox.
+        self.sleep.wake_specific(index);
+        Ok(())
+    }
+}
+
+/// If the calling thread is a worker of `registry`, pushes `task` to its local
+/// queue; otherwise gives it back.
+#[inline(always)]
+fn push_if_local<T: IntoTask>(
+    registry: &Registry,
+    task: T,
+    envelope: Envelope,
+) -> Result<(), (T, Envelope)> {
+    let worker = worker::current_ptr();
+    if worker.is_null() {
+        return Err((task, envelope));
+    }
+    // SAFETY: non-null, so the thread's current worker is this one (set and
+    // cleared together with the pointer, also when the thread's locals are
+    // destroyed: `worker/current.rs`), and nothing below runs code that
+    // could clear it: making the task and pushing it run no user code.
+    let worker = unsafe { &*worker };
+    if !std::ptr::eq(worker.registry(), registry) {
+        return Err((task, envelope));
+    }
+    let sampled_at = worker.sample_spawn();
+    if worker.records_tasks() {
+        // Made inline, as the unrecorded task is (out of line it cost the
+        // `Tasks` level's spawns more, `BENCHMARKS.md`); marked unlikely, so
+        // that the spawn site's usual path stays together.
+        crate::hint::cold_path();
+        let id = worker.next_task_id();
+        worker.push_local_recorded(envelope.into_task(task, sampled_at, Some(id)), id);
+    } else {
+        worker.push_local(envelope.into_task(task, sampled_at, None));
+    }
+    Ok(())
+}
