@@ -36,6 +36,21 @@ impl<'a> WorkerProbe<'a> {
         }
     }
 
+    /// The calling thread runs this worker from now on: the sinks that
+    /// need to know which worker a thread runs (the counters, for tasks from
+    /// outside; the recorder, for the wakes a worker makes) look it up.
+    pub(crate) fn enter_thread(&self) {
+        self.counters.enter_thread();
+        self.recorder.enter_thread(self.index);
+    }
+
+    /// The calling thread runs no worker from now on (also called while its
+    /// thread-locals are destroyed).
+    pub(crate) fn leave_thread() {
+        crate::metrics::leave_thread();
+        crate::recorder::leave_thread();
+    }
+
     #[inline(always)]
     fn track(&self) -> WorkerTrack<'a> {
         self.recorder.worker(self.index)

@@ -278,17 +278,20 @@ impl Registry {
         self.report_panic(worker, payload, "a task", true)
     }
 
+    /// Runs the start or exit handler for `event` on worker `index`'s
+    /// thread (`thread_hooks.rs`), reporting its panic as a task's.
+    pub(crate) fn run_thread_hook(&self, event: ThreadEvent, index: usize) {
+        if let Err(payload) = self.hooks.run(event, index) {
+            self.on_thread_handler_panic(index, event, payload);
+        }
+    }
+
     /// Records a start or exit handler's panic as a task's (see
     /// `thread_hooks.rs`); the thread carries on whatever the policy, unless
     /// it is `Abort`. A thread that already handed its seat over is not
     /// counted on the seat's single-writer counters (its replacement writes
     /// them now), only in the pool's panic count.
-    pub(crate) fn on_thread_handler_panic(
-        &self,
-        worker: usize,
-        event: ThreadEvent,
-        payload: PanicPayload,
-    ) {
+    fn on_thread_handler_panic(&self, worker: usize, event: ThreadEvent, payload: PanicPayload) {
         crate::trace::thread_handler_panicked(
             worker,
             event.handler_name(),

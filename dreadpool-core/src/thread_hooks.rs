@@ -26,7 +26,7 @@
 //! replacing a thread whose start handler panicked would only run the
 //! handler again.
 
-use crate::registry::Registry;
+use crate::panic::PanicPayload;
 use crate::sync::Arc;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -67,16 +67,18 @@ impl ThreadEvent {
     }
 }
 
-/// Runs `registry`'s handler for `event` on worker `index`'s thread, if
-/// there is one, reporting its panic as a task's (see the module docs).
-pub(crate) fn run(registry: &Registry, event: ThreadEvent, index: usize) {
-    let handler = match event {
-        ThreadEvent::Start => registry.hooks.start.as_ref(),
-        ThreadEvent::Exit | ThreadEvent::ExitAfterHandover => registry.hooks.exit.as_ref(),
-    };
-    if let Some(handler) = handler {
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| handler(index))) {
-            registry.on_thread_handler_panic(index, event, payload);
+impl ThreadHooks {
+    /// Runs the handler for `event` on worker `index`'s thread, if there is
+    /// one, and gives back its panic, for the pool to report as a task's
+    /// (see the module docs).
+    pub(crate) fn run(&self, event: ThreadEvent, index: usize) -> Result<(), PanicPayload> {
+        let handler = match event {
+            ThreadEvent::Start => self.start.as_ref(),
+            ThreadEvent::Exit | ThreadEvent::ExitAfterHandover => self.exit.as_ref(),
+        };
+        match handler {
+            Some(handler) => catch_unwind(AssertUnwindSafe(|| handler(index))),
+            None => Ok(()),
         }
     }
 }

@@ -21,22 +21,10 @@ impl PoolCounters {
     pub(crate) fn sample_spawn(&self) -> Option<Instant> {
         None
     }
-
-    #[inline(always)]
-    pub(crate) fn outside_task_counter(&self, _index: usize) -> OutsideTaskCounter {
-        OutsideTaskCounter
-    }
 }
 
-/// No metrics: counts nothing.
-pub(crate) struct OutsideTaskCounter;
-
-impl OutsideTaskCounter {
-    #[inline(always)]
-    pub(crate) fn make_current(&self) {}
-    #[inline(always)]
-    pub(crate) fn clear_current() {}
-}
+#[inline(always)]
+pub(crate) fn leave_thread() {}
 
 #[inline(always)]
 pub(crate) fn count_outside_task() {}
@@ -60,6 +48,8 @@ pub(crate) struct WorkerCounters<'a>(std::marker::PhantomData<&'a ()>);
 
 #[allow(clippy::unused_self)]
 impl WorkerCounters<'_> {
+    #[inline(always)]
+    pub(crate) fn enter_thread(&self) {}
     #[inline(always)]
     pub(crate) fn steal_attempted(&self) {}
     #[inline(always)]

@@ -151,12 +151,6 @@ impl PoolCounters {
         }
     }
 
-    /// Worker `index`'s count of tasks from outside, for the worker to
-    /// keep at hand (`OutsideTaskCounter`).
-    pub(crate) fn outside_task_counter(&self, index: usize) -> OutsideTaskCounter {
-        OutsideTaskCounter(&self.workers[index].global_pulls)
-    }
-
     /// The recorder of worker `index`; only that worker's thread may record.
     #[inline(always)]
     pub(crate) fn worker(&self, index: usize) -> WorkerCounters<'_> {
@@ -259,32 +253,20 @@ impl PoolCounters {
     }
 }
 
-/// A pointer to one worker's `global_pulls`, kept by the worker and made
-/// its thread's current one for as long as it runs there: every task from
-/// outside bumps it when it starts (`Task::marked_from_outside`), through a
-/// thread-local of its own, so that a task needs to know nothing of
-/// workers, and reaching it through the pool's blocks is not on the run
-/// path. Valid while the pool's counters live, which the worker holding it
-/// keeps alive.
-pub(crate) struct OutsideTaskCounter(*const AtomicU64);
-
 thread_local! {
-    /// The counter of the worker running on this thread, or null.
+    /// The `global_pulls` of the worker running on this thread, or null:
+    /// every task from outside bumps it when it starts
+    /// (`Task::marked_from_outside`), through this thread-local, so that a
+    /// task needs to know nothing of workers and the worker's run path
+    /// nothing of where its tasks came from.
     static CURRENT_OUTSIDE_TASKS: Cell<*const AtomicU64> = const { Cell::new(std::ptr::null()) };
 }
 
-impl OutsideTaskCounter {
-    /// Makes this the calling thread's counter: its worker starts running.
-    pub(crate) fn make_current(&self) {
-        CURRENT_OUTSIDE_TASKS.with(|current| current.set(self.0));
-    }
-
-    /// The calling thread has no counter from now on: its worker stopped,
-    /// or its thread-locals are being destroyed.
-    pub(crate) fn clear_current() {
-        // (`try_with`: during the thread's teardown the cell may be gone.)
-        let _ = CURRENT_OUTSIDE_TASKS.try_with(|current| current.set(std::ptr::null()));
-    }
+/// The calling thread runs no worker from now on: its worker stopped, or
+/// its thread-locals are being destroyed.
+pub(crate) fn leave_thread() {
+    // (`try_with`: during the thread's teardown the cell may be gone.)
+    let _ = CURRENT_OUTSIDE_TASKS.try_with(|current| current.set(std::ptr::null()));
 }
 
 /// Counts a task from outside the pool on the worker running it, if this
@@ -293,8 +275,9 @@ impl OutsideTaskCounter {
 pub(crate) fn count_outside_task() {
     let counter = CURRENT_OUTSIDE_TASKS.with(Cell::get);
     if !counter.is_null() {
-        // SAFETY: set by a worker that is running on this thread, which
-        // keeps the counters alive, and cleared before it stops (above).
+        // SAFETY: set by the worker running on this thread
+        // (`WorkerCounters::enter_thread`), which keeps the counters alive,
+        // and cleared before it stops (`leave_thread`).
         add(unsafe { &*counter }, 1);
     }
 }
@@ -311,6 +294,13 @@ pub(crate) struct WorkerCounters<'a> {
 // inlined they left the loop's per-task path a register short (callgrind
 // `--dump-instr`, the nested tree: one instruction a task more).
 impl WorkerCounters<'_> {
+    /// The calling thread runs this worker from now on: tasks from outside
+    /// that it runs count here (see `count_outside_task`).
+    pub(crate) fn enter_thread(&self) {
+        let pulls: *const AtomicU64 = &self.counters.global_pulls;
+        CURRENT_OUTSIDE_TASKS.with(|current| current.set(pulls));
+    }
+
     #[inline(never)]
     pub(crate) fn steal_attempted(&self) {
         add(&self.counters.steals_attempted, 1);

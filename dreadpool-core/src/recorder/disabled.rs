@@ -39,9 +39,7 @@ impl FlightRecorder {
     pub(crate) fn observed_latency(&self, _schedule_delay: Duration, _run_time: Duration) {}
     #[inline(always)]
     pub(crate) fn observed_panic(&self) {}
-    pub(crate) fn pool_id(&self) -> u64 {
-        0
-    }
+    pub(crate) fn enter_thread(&self, _index: usize) {}
 }
 
 /// No recorder: no ring.
@@ -81,6 +79,9 @@ impl SeatRing {
 
 /// No recorder: records nothing.
 pub(crate) struct WorkerTrack<'a>(std::marker::PhantomData<&'a ()>);
+
+#[inline(always)]
+pub(crate) fn leave_thread() {}
 
 #[allow(clippy::unused_self)]
 impl WorkerTrack<'_> {

@@ -23,7 +23,7 @@ use super::DEFAULT_RECORD_CAPACITY;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 use crossbeam_utils::CachePadded;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Weak;
 use std::time::Duration;
@@ -466,17 +466,30 @@ impl WakerLog {
             return;
         }
         let raw = pack(clock::now(), event::UNPARK, index as u32, 0, 0);
-        match crate::worker::current_index_in_pool(shared.pool_id) {
-            Some(me) => shared.rings[me].push(raw),
-            None => push_outside(shared, raw),
+        match CURRENT_SEAT.with(Cell::get) {
+            Some((pool, me)) if pool == shared.pool_id => shared.rings[me].push(raw),
+            _ => push_outside(shared, raw),
         }
     }
 }
 
-/// The pool's id, for the worker's thread-local check.
+thread_local! {
+    /// The seat of the worker running on this thread, as its pool's id and
+    /// its index, so that a wake it makes is recorded on its own ring.
+    static CURRENT_SEAT: Cell<Option<(u64, usize)>> = const { Cell::new(None) };
+}
+
+/// The calling thread runs no worker from now on.
+pub(crate) fn leave_thread() {
+    // (`try_with`: during the thread's teardown the cell may be gone.)
+    let _ = CURRENT_SEAT.try_with(|seat| seat.set(None));
+}
+
 impl FlightRecorder {
-    pub(crate) fn pool_id(&self) -> u64 {
-        self.shared.pool_id
+    /// The calling thread runs worker `index` of this pool from now on.
+    pub(crate) fn enter_thread(&self, index: usize) {
+        let seat = Some((self.shared.pool_id, index));
+        CURRENT_SEAT.with(|current| current.set(seat));
     }
 }
 

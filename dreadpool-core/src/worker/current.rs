@@ -2,7 +2,7 @@
 //! the life of a worker loop, and the lookups built on them.
 
 use super::WorkerThread;
-use crate::metrics::OutsideTaskCounter;
+use crate::probe::WorkerProbe;
 use crate::registry::Registry;
 use crate::sync::Arc;
 #[cfg(not(loom))]
@@ -22,7 +22,7 @@ impl Drop for CurrentWorker {
     fn drop(&mut self) {
         #[cfg(not(loom))]
         CURRENT_PTR.with(|ptr| ptr.set(std::ptr::null()));
-        OutsideTaskCounter::clear_current();
+        WorkerProbe::leave_thread();
     }
 }
 
@@ -59,8 +59,8 @@ pub(super) fn set_current(worker: Option<Rc<WorkerThread>>) {
     #[cfg(not(loom))]
     CURRENT_PTR.with(|ptr| ptr.set(worker.as_ref().map_or(std::ptr::null(), Rc::as_ptr)));
     match &worker {
-        Some(worker) => worker.outside_tasks.make_current(),
-        None => OutsideTaskCounter::clear_current(),
+        Some(worker) => worker.probe().enter_thread(),
+        None => WorkerProbe::leave_thread(),
     }
     CURRENT.with(|current| *current.0.borrow_mut() = worker);
 }
@@ -122,19 +122,8 @@ pub(crate) fn current_index(registry: Option<&Registry>) -> Option<usize> {
         .flatten()
 }
 
-/// whose flight recorder has id `pool_id`.
-#[cfg_attr(not(feature = "recorder"), allow(dead_code))]
-pub(crate) fn current_index_in_pool(pool_id: u64) -> Option<usize> {
-    CURRENT
-        .try_with(|current| {
-            current.0.borrow().as_deref().and_then(|worker| {
-                (worker.registry.recorder.pool_id() == pool_id).then_some(worker.state.index)
-            })
-        })
-        .ok()
-        .flatten()
-}
-
+/// Calls `f` with the worker running on this thread, if any (none while
+/// the thread's locals are destroyed).
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 pub(super) fn with_worker(f: impl FnOnce(&WorkerThread)) {
     let _ = CURRENT.try_with(|current| {

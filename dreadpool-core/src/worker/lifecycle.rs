@@ -7,7 +7,7 @@ use super::{WorkerSeat, WorkerThread};
 use crate::queue::Worker;
 use crate::registry::Registry;
 use crate::sync::Arc;
-use crate::thread_hooks::{self, ThreadEvent};
+use crate::thread_hooks::ThreadEvent;
 use std::rc::Rc;
 
 /// The body of every worker thread, the first and every replacement.
@@ -15,7 +15,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
     let index = state.index;
     let _span = crate::trace::worker_span(&registry.name, index);
     // Paired with the exit handler at each return below (`thread_hooks.rs`).
-    thread_hooks::run(&registry, ThreadEvent::Start, index);
+    registry.run_thread_hook(ThreadEvent::Start, index);
     // A thread started with a completion owed is a replacement.
     let mut replacement = owes_completion;
     loop {
@@ -38,7 +38,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
         match exit {
             Exit::Shutdown | Exit::Done | Exit::TimedOut => {
                 registry.probe(index).stopped();
-                thread_hooks::run(&registry, ThreadEvent::Exit, index);
+                registry.run_thread_hook(ThreadEvent::Exit, index);
                 return;
             }
             Exit::Respawn => {
@@ -55,7 +55,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
                 match registry.spawn_worker(state, true) {
                     Ok(()) => {
                         crate::trace::worker_respawned(index);
-                        thread_hooks::run(&registry, ThreadEvent::ExitAfterHandover, index);
+                        registry.run_thread_hook(ThreadEvent::ExitAfterHandover, index);
                         return;
                     }
                     Err(failure) => {

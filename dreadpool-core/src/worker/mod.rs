@@ -25,8 +25,6 @@ mod lifecycle;
 mod run_loop;
 mod wait;
 
-#[cfg(feature = "recorder")]
-pub(crate) use current::current_index_in_pool;
 pub(crate) use current::{current_index, current_ptr, current_registry, with_current};
 pub(crate) use execute::run_timed;
 pub(crate) use lifecycle::main;
@@ -81,9 +79,6 @@ pub(crate) struct WorkerThread {
     records_tasks: Cell<bool>,
     /// This seat's flight recorder ring, for the per-task events.
     seat_ring: crate::recorder::SeatRing,
-    /// This worker's count of tasks from outside (metrics), its thread's
-    /// current one while it runs (`current.rs`).
-    outside_tasks: crate::metrics::OutsideTaskCounter,
     /// Its forks, latent and shared (`fork_join/sharing.rs`).
     forks: ForkSharing,
 }
@@ -92,7 +87,6 @@ impl WorkerThread {
     pub(super) fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let seat_ring = registry.recorder.seat_ring(state.index);
-        let outside_tasks = registry.counters.outside_task_counter(state.index);
         let forks = ForkSharing::new(&registry, state.index);
         WorkerThread {
             registry,
@@ -104,7 +98,6 @@ impl WorkerThread {
             pacer: PullPacer::default(),
             records_tasks: Cell::new(false),
             seat_ring,
-            outside_tasks,
             forks,
         }
     }
