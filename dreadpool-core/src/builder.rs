@@ -368,7 +368,7 @@ impl ThreadPoolBuilder {
                 });
             }
         }
-        crate::trace::pool_started(&registry.name, threads);
+        crate::trace::pool_started(registry.name(), threads);
         Ok(ThreadPool::from_registry(registry))
     }
 }

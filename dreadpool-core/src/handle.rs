@@ -101,7 +101,7 @@ impl Handle {
 
     /// The pool's name (its thread name prefix).
     pub fn name(&self) -> &str {
-        &self.registry.name
+        self.registry.name()
     }
 
     /// A snapshot of the pool's counters (see
@@ -115,21 +115,21 @@ impl Handle {
     /// [`ThreadPool::record_level`](crate::ThreadPool::record_level)).
     #[cfg(feature = "recorder")]
     pub fn record_level(&self) -> crate::RecordLevel {
-        self.registry.recorder.level()
+        self.registry.recorder().level()
     }
 
     /// Switches the flight recorder's level (see
     /// [`ThreadPool::set_record_level`](crate::ThreadPool::set_record_level)).
     #[cfg(feature = "recorder")]
     pub fn set_record_level(&self, level: crate::RecordLevel) {
-        self.registry.recorder.set_level(level);
+        self.registry.recorder().set_level(level);
     }
 
     /// A recording of the pool's recent activity (see
     /// [`ThreadPool::recording`](crate::ThreadPool::recording)).
     #[cfg(feature = "recorder")]
     pub fn recording(&self) -> crate::Recording {
-        self.registry.recorder.recording()
+        self.registry.recorder().recording()
     }
 
     /// How many tasks have panicked so far.
@@ -150,7 +150,7 @@ impl std::panic::RefUnwindSafe for Handle {}
 impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")
-            .field("name", &self.registry.name)
+            .field("name", &self.registry.name())
             .field("threads", &self.registry.threads())
             .finish_non_exhaustive()
     }

@@ -83,7 +83,7 @@ impl Latch {
             waiters.worker.take()
         };
         if let Some(waiter) = waiter {
-            waiter.registry.sleep.wake_specific(waiter.index);
+            waiter.registry.sleep().wake_specific(waiter.index);
         }
     }
 

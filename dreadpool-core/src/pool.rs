@@ -201,7 +201,7 @@ impl ThreadPool {
     /// The flight recorder's level now (feature `recorder`).
     #[cfg(feature = "recorder")]
     pub fn record_level(&self) -> crate::RecordLevel {
-        self.registry.recorder.level()
+        self.registry.recorder().level()
     }
 
     /// Switches what the flight recorder records, while the pool runs
@@ -210,7 +210,7 @@ impl ThreadPool {
     /// runs within 61 tasks or at its next wake.
     #[cfg(feature = "recorder")]
     pub fn set_record_level(&self, level: crate::RecordLevel) {
-        self.registry.recorder.set_level(level);
+        self.registry.recorder().set_level(level);
     }
 
     /// Copies out what the flight recorder holds now: the newest events of
@@ -229,7 +229,7 @@ impl ThreadPool {
     /// ```
     #[cfg(feature = "recorder")]
     pub fn recording(&self) -> crate::Recording {
-        self.registry.recorder.recording()
+        self.registry.recorder().recording()
     }
 
     /// A cheap, cloneable spawner for this pool (see [`Handle`]).
@@ -249,7 +249,7 @@ impl ThreadPool {
     /// itself forever.
     pub fn join(&self) {
         self.assert_not_own_task("join");
-        self.registry.joiners.wait(&self.registry.counts, None);
+        self.registry.joiners().wait(self.registry.counts(), None);
     }
 
     /// Like [`join`](Self::join), giving up after `timeout`. Returns true when
@@ -261,7 +261,9 @@ impl ThreadPool {
     pub fn join_timeout(&self, timeout: Duration) -> bool {
         self.assert_not_own_task("join_timeout");
         let deadline = Instant::now().checked_add(timeout);
-        self.registry.joiners.wait(&self.registry.counts, deadline)
+        self.registry
+            .joiners()
+            .wait(self.registry.counts(), deadline)
     }
 
     /// The number of worker threads.
@@ -271,7 +273,7 @@ impl ThreadPool {
 
     /// The pool's name (its thread name prefix).
     pub fn name(&self) -> &str {
-        &self.registry.name
+        self.registry.name()
     }
 
     /// A snapshot of the pool's counters: per worker, its state, tasks run,
@@ -329,14 +331,14 @@ impl ThreadPool {
             return;
         }
         self.registry.shutdown_and_join();
-        crate::trace::pool_shutdown(&self.registry.name);
+        crate::trace::pool_shutdown(self.registry.name());
     }
 
     fn assert_not_own_task(&self, what: &str) {
         if worker::current_index(Some(&self.registry)).is_some() {
             panic!(
                 "dreadpool: ThreadPool::{what} called from inside a task of pool {:?}: it would wait for itself forever",
-                self.registry.name
+                self.registry.name()
             );
         }
     }
@@ -359,9 +361,9 @@ impl Drop for ThreadPool {
 impl fmt::Debug for ThreadPool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPool")
-            .field("name", &self.registry.name)
+            .field("name", &self.registry.name())
             .field("threads", &self.registry.threads())
-            .field("pending", &self.registry.counts.pending())
+            .field("pending", &self.registry.counts().pending())
             .field("panics", &self.registry.panic_count())
             .finish()
     }

@@ -23,30 +23,30 @@ use crate::worker::{self, WorkerSeat};
 /// Everything a pool's workers, handles and joiners share.
 pub(crate) struct Registry {
     /// Thread name prefix; worker `i` is named `"{name}-{i}"`.
-    pub(crate) name: String,
+    name: String,
     /// The global queue: tasks spawned from outside the pool.
-    pub(crate) injector: Injector<Task>,
+    injector: Injector<Task>,
     /// Every worker's local queue, as peers (and monitors) see it.
-    pub(crate) stealers: Box<[Stealer<Task>]>,
+    stealers: Box<[Stealer<Task>]>,
     /// Per worker, tasks addressed to that worker alone (`broadcast`); only
     /// the owner takes from its inbox.
-    pub(crate) inboxes: Box<[Injector<Task>]>,
+    inboxes: Box<[Injector<Task>]>,
     /// Per worker, the forks of its joins that idle workers may take
     /// (`fork_join/README.md`).
-    pub(crate) shared_forks: Box<[SharedForks]>,
-    pub(crate) sleep: Sleep,
-    pub(crate) counts: TaskCounts,
-    pub(crate) joiners: IdleLatch,
+    shared_forks: Box<[SharedForks]>,
+    sleep: Sleep,
+    counts: TaskCounts,
+    joiners: IdleLatch,
     /// The per-worker counters (nothing without the `metrics` feature).
-    pub(crate) counters: PoolCounters,
+    counters: PoolCounters,
     /// The flight recorder's rings (nothing without the `recorder` feature).
-    pub(crate) recorder: FlightRecorder,
+    recorder: FlightRecorder,
     /// The seed's ideal local backlog, topped off from the global queue.
-    pub(crate) backlog: usize,
-    pub(crate) panic_policy: PanicPolicy,
+    backlog: usize,
+    panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
     /// The start and exit handlers every worker thread runs.
-    pub(crate) hooks: ThreadHooks,
+    hooks: ThreadHooks,
     panic_count: AtomicUsize,
     /// Replacement threads the OS refused (the old thread carried on).
     respawn_failures: AtomicUsize,
@@ -117,6 +117,52 @@ impl Registry {
     #[inline(always)]
     pub(crate) fn probe(&self, index: usize) -> WorkerProbe<'_> {
         WorkerProbe::new(self.counters.worker(index), &self.recorder, index)
+    }
+
+    /// The thread name prefix.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The global queue: tasks spawned from outside the pool.
+    #[inline(always)]
+    pub(crate) fn injector(&self) -> &Injector<Task> {
+        &self.injector
+    }
+
+    /// Every worker's local queue, as peers (and monitors) see it.
+    #[inline(always)]
+    pub(crate) fn stealers(&self) -> &[Stealer<Task>] {
+        &self.stealers
+    }
+
+    /// Per worker, the tasks addressed to that worker alone.
+    #[inline(always)]
+    pub(crate) fn inboxes(&self) -> &[Injector<Task>] {
+        &self.inboxes
+    }
+
+    /// The waiters of `ThreadPool::join`, released when the pool is idle.
+    pub(crate) fn joiners(&self) -> &IdleLatch {
+        &self.joiners
+    }
+
+    /// The per-worker counters (nothing without the `metrics` feature).
+    #[inline(always)]
+    pub(crate) fn counters(&self) -> &PoolCounters {
+        &self.counters
+    }
+
+    /// The flight recorder (nothing without the `recorder` feature).
+    #[inline(always)]
+    pub(crate) fn recorder(&self) -> &FlightRecorder {
+        &self.recorder
+    }
+
+    /// The ideal local backlog, topped off from the global queue.
+    #[inline(always)]
+    pub(crate) fn backlog(&self) -> usize {
+        self.backlog
     }
 
     /// Worker `index`'s list of shared forks (`fork_join/sharing.rs`).

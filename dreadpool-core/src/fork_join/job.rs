@@ -174,7 +174,7 @@ where
         // SAFETY: (as above.)
         unsafe { (*job).result.with_mut(|slot| **slot = Some(result)) };
         if wake {
-            registry.sleep.wake_specific(owner);
+            registry.sleep().wake_specific(owner);
         }
         return;
     }
@@ -184,6 +184,6 @@ where
     // the job afterwards.
     let wake = unsafe { ForkLatch::set(std::ptr::addr_of!((*job).latch)) };
     if wake {
-        registry.sleep.wake_specific(owner);
+        registry.sleep().wake_specific(owner);
     }
 }

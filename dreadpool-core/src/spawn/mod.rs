@@ -52,13 +52,13 @@ impl Registry {
         if !self.admit_external() {
             return Err(task);
         }
-        if self.recorder.records_tasks() {
+        if self.recorder().records_tasks() {
             self.deliver_recorded(task, envelope);
             return Ok(());
         }
-        let sampled_at = self.counters.sample_spawn();
+        let sampled_at = self.counters().sample_spawn();
         let task = envelope.into_outside_task(task, sampled_at, None);
-        self.sleep.deliver_external_task(task, &self.injector);
+        self.sleep().deliver_external_task(task, self.injector());
         Ok(())
     }
 
@@ -70,11 +70,11 @@ impl Registry {
     #[cold]
     #[inline(never)]
     fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
-        let sampled_at = self.counters.sample_spawn();
+        let sampled_at = self.counters().sample_spawn();
         let id = crate::recorder::next_task_id();
         let task = envelope.into_outside_task(task, sampled_at, Some(id));
-        self.recorder.outside_spawn(id, None);
-        self.sleep.deliver_external_task(task, &self.injector);
+        self.recorder().outside_spawn(id, None);
+        self.sleep().deliver_external_task(task, self.injector());
     }
 
     /// [`try_spawn`](Self::try_spawn), panicking (for the public `spawn`s)
@@ -98,7 +98,7 @@ impl Registry {
     fn refused(&self) -> ! {
         panic!(
             "dreadpool: cannot spawn into pool {:?}: it has shut down (use try_spawn to get the task back)",
-            self.name
+            self.name()
         );
     }
 
@@ -114,25 +114,25 @@ impl Registry {
         }
         if own_task {
             // Draining: a pool's own tasks may always spawn.
-            self.counts.external_spawned();
+            self.counts().external_spawned();
         }
-        let sampled_at = self.counters.sample_spawn();
+        let sampled_at = self.counters().sample_spawn();
         let identity = self
-            .recorder
+            .recorder()
             .records_tasks()
             .then(crate::recorder::next_task_id);
         let task = envelope.into_task(task, sampled_at, identity);
         if let Some(id) = identity {
             match me {
-                Some(me) => self.recorder.worker(me).spawned_inbox(id, index),
-                None => self.recorder.outside_spawn(id, Some(index)),
+                Some(me) => self.recorder().worker(me).spawned_inbox(id, index),
+                None => self.recorder().outside_spawn(id, Some(index)),
             }
         }
-        self.inboxes[index].push(task);
+        self.inboxes()[index].push(task);
         // Only worker `index` may take it, so wake that one: its sleep
         // registration (under the idle lock that `wake_specific` takes)
         // precedes its second look at its inbox.
-        self.sleep.wake_specific(index);
+        self.sleep().wake_specific(index);
         Ok(())
     }
 }

@@ -65,7 +65,7 @@ impl WorkerThread {
     /// A task returned: count it done.
     #[inline(always)]
     pub(super) fn completed(&self) -> PanicPolicy {
-        self.registry.counts.completed(self.state.index);
+        self.registry.counts().completed(self.state.index);
         PanicPolicy::Continue
     }
 
@@ -89,7 +89,7 @@ impl WorkerThread {
             // The replacement counts the completion (see `main`).
             return PanicPolicy::Respawn;
         }
-        self.registry.counts.completed(index);
+        self.registry.counts().completed(index);
         PanicPolicy::Continue
     }
 }

@@ -49,7 +49,7 @@ impl WorkerThread {
         self.pacer.pause();
         let task = self.pull_global();
         let left = task.as_ref().map(|_| self.state.queue.len());
-        self.pacer.pulled(left, self.registry.backlog);
+        self.pacer.pulled(left, self.registry.backlog());
         task
     }
 
@@ -74,7 +74,7 @@ impl WorkerThread {
 
     /// Takes a task addressed to this worker alone (`broadcast`).
     pub(super) fn pull_inbox(&self) -> Option<Task> {
-        let inbox = &self.registry.inboxes[self.state.index];
+        let inbox = &self.registry.inboxes()[self.state.index];
         loop {
             match inbox.steal() {
                 Steal::Success(task) => return Some(task),
@@ -90,10 +90,10 @@ impl WorkerThread {
         // The limit counts the popped task too, so it is at least 1.
         let limit = self
             .registry
-            .backlog
+            .backlog()
             .saturating_sub(self.state.queue.len())
             .max(1);
-        let injector = &self.registry.injector;
+        let injector = &self.registry.injector();
         let queue = &self.state.queue;
         // Straight into the local queue: the metrics count tasks from outside
         // where they run (`Task::marked_from_outside`), not here. The recorder's
@@ -158,7 +158,7 @@ impl WorkerThread {
     /// Steals a batch (about half) of a peer's queue, trying every peer once
     /// from a random start, again while any attempt lost a race.
     pub(super) fn steal_from_peers(&self) -> Option<Task> {
-        let stealers = &self.registry.stealers;
+        let stealers = &self.registry.stealers();
         let n = stealers.len();
         if n < 2 {
             return None;

@@ -24,8 +24,8 @@ impl WorkerThread {
     /// while work is visible.
     pub(super) fn stop_searching(&self) {
         let registry = &self.registry;
-        if registry.sleep.stop_searching() && registry.has_visible_work() {
-            registry.sleep.wake_one();
+        if registry.sleep().stop_searching() && registry.has_visible_work() {
+            registry.sleep().wake_one();
         }
     }
 
@@ -34,7 +34,7 @@ impl WorkerThread {
     pub(super) fn idle(&self, searching: bool, until: Option<&WaitTarget<'_>>) -> Idle {
         let registry = &self.registry;
         let index = self.state.index;
-        registry.sleep.register_sleeper(index, searching);
+        registry.sleep().register_sleeper(index, searching);
         // Second look, after the registration's SeqCst fence: the queues, and
         // for a waiting worker its latch (see `latch.rs`). (Skipped only by
         // the `__broken_no_second_look` feature, which shows that the loom
@@ -44,32 +44,34 @@ impl WorkerThread {
             && (registry.has_visible_work_for(index)
                 || until.is_some_and(|t| t.latch.is_set_before_sleep()))
         {
-            return match registry.sleep.cancel(index) {
+            return match registry.sleep().cancel(index) {
                 Some(task) => Idle::HandedOff(task),
                 None => Idle::Search,
             };
         }
         let shutting_down = registry.is_shutting_down();
-        if (shutting_down || registry.joiners.has_waiters()) && registry.counts.is_idle() {
-            registry.joiners.release_waiters_if_idle(&registry.counts);
+        if (shutting_down || registry.joiners().has_waiters()) && registry.counts().is_idle() {
+            registry
+                .joiners()
+                .release_waiters_if_idle(registry.counts());
             if shutting_down {
                 // (Tasks are handed only to a worker that waits on its
                 // condvar, which this one did not; should one arrive anyway,
                 // it is run, not dropped.)
-                if let Some(task) = registry.sleep.cancel(index) {
+                if let Some(task) = registry.sleep().cancel(index) {
                     return Idle::HandedOff(task);
                 }
-                registry.sleep.stop_searching();
+                registry.sleep().stop_searching();
                 // Sleepers waiting for the last task must see it is done.
-                registry.sleep.wake_all();
+                registry.sleep().wake_all();
                 return Idle::Exit;
             }
         }
         self.probe().sleeping();
         self.pacer.reset();
         let handed = match until.and_then(|t| t.deadline) {
-            Some(deadline) => registry.sleep.park_until(index, deadline),
-            None => registry.sleep.park(index),
+            Some(deadline) => registry.sleep().park_until(index, deadline),
+            None => registry.sleep().park(index),
         };
         self.probe().woken(handed.is_some());
         self.refresh_record_level();

@@ -13,7 +13,7 @@ use std::rc::Rc;
 /// The body of every worker thread, the first and every replacement.
 pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_completion: bool) {
     let index = state.index;
-    let _span = crate::trace::worker_span(&registry.name, index);
+    let _span = crate::trace::worker_span(registry.name(), index);
     // Paired with the exit handler at each return below (`thread_hooks.rs`).
     registry.run_thread_hook(ThreadEvent::Start, index);
     // A thread started with a completion owed is a replacement.
@@ -28,7 +28,7 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
             if replacement {
                 registry.probe(index).respawned();
             }
-            registry.counts.completed(index);
+            registry.counts().completed(index);
         }
         let exit = worker.run_loop(None);
         set_current(None);

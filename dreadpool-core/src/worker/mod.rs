@@ -86,7 +86,7 @@ pub(crate) struct WorkerThread {
 impl WorkerThread {
     pub(super) fn new(registry: Arc<Registry>, state: WorkerSeat) -> Self {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let seat_ring = registry.recorder.seat_ring(state.index);
+        let seat_ring = registry.recorder().seat_ring(state.index);
         let forks = ForkSharing::new(&registry, state.index);
         WorkerThread {
             registry,
@@ -123,7 +123,7 @@ impl WorkerThread {
     /// rate): the spawn instant of a picked one.
     #[inline(always)]
     pub(crate) fn sample_spawn(&self) -> Option<std::time::Instant> {
-        self.sampler.sample(&self.registry.counters)
+        self.sampler.sample(self.registry.counters())
     }
 
     /// A fresh identity for a task this worker spawns at the recorder's
@@ -137,9 +137,9 @@ impl WorkerThread {
     /// queue, and a sleeper woken if nobody searches (no fence: see
     /// `Sleep::notify_local_task`).
     pub(crate) fn push_local(&self, task: Task) {
-        self.registry.counts.local_spawned(self.state.index);
+        self.registry.counts().local_spawned(self.state.index);
         self.state.queue.push(task);
-        self.registry.sleep.notify_local_task();
+        self.registry.sleep().notify_local_task();
     }
 
     /// [`push_local`](Self::push_local) while the flight recorder records
@@ -168,7 +168,7 @@ impl WorkerThread {
     /// Looks the recorder's level up again.
     pub(super) fn refresh_record_level(&self) {
         self.records_tasks
-            .set(self.registry.recorder.records_tasks());
+            .set(self.registry.recorder().records_tasks());
     }
 
     /// The next of this worker's pseudo-random numbers (xorshift64), for
