@@ -88,9 +88,7 @@ impl IdleLatch {
     /// task ran (the wakeup hammer caught that too).
     pub(crate) fn release_waiters_if_idle(&self, counts: &TaskCounts) {
         let mut generation = lock(&self.generation);
-        // (Skipped only by the `__broken_stale_release` feature, which shows
-        // that the loom models catch the early release.)
-        if cfg!(all(loom, feature = "__broken_stale_release")) || counts.is_idle() {
+        if broken!("__broken_stale_release") || counts.is_idle() {
             *generation = generation.wrapping_add(1);
             self.condvar.notify_all();
         }

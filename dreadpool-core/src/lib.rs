@@ -76,6 +76,9 @@
 //! assert_eq!(rx.recv().unwrap(), 42);
 //! ```
 
+#[macro_use]
+mod broken;
+
 mod broadcast;
 mod builder;
 mod current;

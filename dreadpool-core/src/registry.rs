@@ -197,17 +197,13 @@ impl Registry {
     /// draining workers see our count and wait for the task the caller is
     /// about to push (see `TaskCounts::pending`).
     pub(crate) fn admit_external(&self) -> bool {
-        if cfg!(all(loom, feature = "__broken_flag_before_count")) {
-            // The natural mistake, flag first: a draining worker may exit
-            // between the check and the count. The loom models catch it.
-            let admitted = !self.shutdown.load(Ordering::Acquire);
-            if admitted {
-                self.counts.external_spawned();
-            }
-            return admitted;
+        // The broken variant looks at the flag first, the natural mistake.
+        let flag_first = broken!("__broken_flag_before_count");
+        if flag_first && self.shutdown.load(Ordering::Acquire) {
+            return false;
         }
         self.counts.external_spawned();
-        if self.shutdown.load(Ordering::Acquire) {
+        if !flag_first && self.shutdown.load(Ordering::Acquire) {
             self.counts.external_refused();
             // Our count may have been all that kept a draining worker or a
             // joiner waiting: let every sleeper look again.

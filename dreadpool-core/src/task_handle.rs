@@ -192,17 +192,6 @@ impl<T> Future for TaskHandle<T> {
     /// result, or leave the waker, in one critical section.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        if cfg!(all(loom, feature = "__broken_waker_outside_lock")) {
-            // The natural mistake: look, unlock, then register. A task that
-            // finishes in between finds no waker; the loom model catches the
-            // lost wakeup.
-            if let Some(result) = lock(&this.slot.shared).result.take() {
-                return Poll::Ready(result);
-            }
-            lock(&this.slot.shared).register(cx.waker());
-            this.waker_registered = true;
-            return Poll::Pending;
-        }
         let mut shared = lock(&this.slot.shared);
         if let Some(result) = shared.result.take() {
             shared.waker = None;
@@ -213,6 +202,10 @@ impl<T> Future for TaskHandle<T> {
             // Set only after the result was stored, so it was taken before.
             drop(shared);
             panic!("dreadpool: TaskHandle polled after it completed");
+        }
+        if broken!("__broken_waker_outside_lock") {
+            drop(shared); // look, unlock, then register: a lost wakeup
+            shared = lock(&this.slot.shared);
         }
         shared.register(cx.waker());
         drop(shared);

@@ -60,10 +60,8 @@ impl ForkLatch {
     /// marks the latch so that its setter wakes the owner. Returns false if
     /// it is already set (then the owner must not park).
     pub(crate) fn mark_sleepy(&self) -> bool {
-        if cfg!(all(loom, feature = "__broken_fork_latch_no_mark")) {
-            // The mistake the mark exists for: the setter cannot know that
-            // the owner sleeps, and never wakes it.
-            return !self.is_set();
+        if broken!("__broken_fork_latch_no_mark") {
+            return !self.is_set(); // no mark: the setter never wakes the owner
         }
         // AcqRel: releases the sleep registration to the setter's swap;
         // acquires the result if the set came first.

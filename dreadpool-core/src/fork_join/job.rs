@@ -166,23 +166,21 @@ where
     // is the only one to move the closure out.
     let func = func.with_mut(|func| unsafe { ManuallyDrop::take(&mut *func) });
     let result = catch_unwind(AssertUnwindSafe(|| func(FnContext::new(migrated))));
-    if cfg!(all(loom, feature = "__broken_fork_result_after_latch")) {
-        // The mistake the order guards against: the owner may see the latch
-        // set and look for the result before it is written.
-        // SAFETY: (deliberately not: loom's model catches it.)
-        let wake = unsafe { ForkLatch::set(std::ptr::addr_of!((*job).latch)) };
-        // SAFETY: (as above.)
-        unsafe { (*job).result.with_mut(|slot| **slot = Some(result)) };
-        if wake {
-            registry.sleep().wake_specific(owner);
-        }
-        return;
+    let mut result = Some(result);
+    let write_result = |result| {
+        // SAFETY: as above; the result is written before the latch releases
+        // it (except in the broken variant below, which loom catches).
+        unsafe { (*job).result.with_mut(|slot| **slot = result) };
+    };
+    if !broken!("__broken_fork_result_after_latch") {
+        write_result(result.take());
     }
-    // SAFETY: as above; the result is written before the latch releases it.
-    unsafe { (*job).result.with_mut(|slot| **slot = Some(result)) };
     // SAFETY: the latch is alive until this call's swap; nothing touches
     // the job afterwards.
     let wake = unsafe { ForkLatch::set(std::ptr::addr_of!((*job).latch)) };
+    if result.is_some() {
+        write_result(result.take()); // only the broken variant: too late
+    }
     if wake {
         registry.sleep().wake_specific(owner);
     }

@@ -145,7 +145,8 @@ impl IdentitySlot {
             .with_mut(|contents| unsafe { (*contents).word.as_ptr().cast::<F>().read() });
         // Release: our read of the closure happens before the owner's next
         // write to the slot (step 3 of the module docs).
-        let order = if cfg!(all(loom, feature = "__broken_slot_relaxed_free")) {
+        let relaxed = broken!("__broken_slot_relaxed_free");
+        let order = if relaxed {
             Ordering::Relaxed
         } else {
             Ordering::Release

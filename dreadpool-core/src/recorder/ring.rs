@@ -140,13 +140,9 @@ impl Ring {
             }
             events.push(event);
         }
-        if cfg!(all(loom, feature = "__broken_ring_no_recheck")) {
-            // The mistake the protocol exists for: trusting the copy. The
-            // loom model catches the torn events this keeps.
-            return Copied {
-                events,
-                lost: start,
-            };
+        if broken!("__broken_ring_no_recheck") {
+            let lost = start; // trusting the copy: it may hold torn events
+            return Copied { events, lost };
         }
         // Acquire: pairs with the writer's release fence before each event.
         fence(Ordering::Acquire);

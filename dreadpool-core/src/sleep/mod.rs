@@ -161,8 +161,7 @@ impl Sleep {
     pub(crate) fn notify_external_task(&self) {
         // SeqCst fence: pairs with the fence in `register_sleeper`. Either the
         // sleeper's second look sees our push, or we see its registration.
-        // (Left out only by the `__broken_no_spawn_fence` feature, under loom.)
-        if !cfg!(all(loom, feature = "__broken_no_spawn_fence")) {
+        if !broken!("__broken_no_spawn_fence") {
             fence(Ordering::SeqCst);
         }
         self.wake_one_if_nobody_searching();

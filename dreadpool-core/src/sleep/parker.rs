@@ -90,11 +90,10 @@ impl Parker {
     /// Notifies only if the worker waits on the condvar: one still taking
     /// its second look sees the token under the lock before it would wait.
     pub(crate) fn unpark(&self) {
-        // (The `__broken_unpark_reads_waiting_early` feature, under loom,
-        // reads `waiting` under a lock of its own before leaving the token:
+        // (The broken variant reads `waiting` under a lock of its own first:
         // the worker can start waiting in between and never be notified.)
-        let early = cfg!(all(loom, feature = "__broken_unpark_reads_waiting_early"))
-            .then(|| lock(&self.slot).waiting);
+        let early =
+            broken!("__broken_unpark_reads_waiting_early").then(|| lock(&self.slot).waiting);
         let waiting = {
             let mut slot = lock(&self.slot);
             slot.notified = true;

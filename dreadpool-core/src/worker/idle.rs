@@ -36,10 +36,8 @@ impl WorkerThread {
         let index = self.state.index;
         registry.sleep().register_sleeper(index, searching);
         // Second look, after the registration's SeqCst fence: the queues, and
-        // for a waiting worker its latch (see `latch.rs`). (Skipped only by
-        // the `__broken_no_second_look` feature, which shows that the loom
-        // models catch the seed's first lost wakeup.)
-        let second_look = !cfg!(all(loom, feature = "__broken_no_second_look"));
+        // for a waiting worker its latch (see `latch.rs`).
+        let second_look = !broken!("__broken_no_second_look");
         if second_look
             && (registry.has_visible_work_for(index)
                 || until.is_some_and(|t| t.latch.is_set_before_sleep()))

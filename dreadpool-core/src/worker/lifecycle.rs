@@ -46,11 +46,8 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
                 // starts, the seat's counters and ring are the replacement's
                 // to write.
                 registry.probe(index).respawning();
-                if cfg!(all(loom, feature = "__broken_respawn_fresh_queue")) {
-                    // The mistake the seed's `mem::replace` avoids: the
-                    // replacement starts with an empty queue (the loom
-                    // models catch the lost tasks).
-                    state.queue = Worker::new_lifo();
+                if broken!("__broken_respawn_fresh_queue") {
+                    state.queue = Worker::new_lifo(); // the queued tasks lost
                 }
                 match registry.spawn_worker(state, true) {
                     Ok(()) => {
