@@ -229,12 +229,10 @@ impl ThreadPoolBuilder {
     ///
     /// How much accuracy sampling costs is measured by the
     /// `sampling_accuracy` example (`cargo run --release --example
-    /// sampling_accuracy --features metrics`): 400,000 tasks spinning for
-    /// log-uniform durations of 1 to 100 us on 2 threads. Sampling 1 in 256
-    /// (1,563 samples) gave run-time p50, p90, p99 and p99.9 within 10% of
-    /// timing every task (+0.0%, +0.0%, +8.7%, +0.0% in the last run, on a
-    /// 2-core machine): within one histogram bucket (12.5% wide), the
-    /// histogram's own resolution.
+    /// sampling_accuracy --features metrics`): sampling 1 in 256 kept the
+    /// run-time percentiles within one histogram bucket (12.5% wide) of
+    /// timing every task, the histogram's own resolution (`BENCHMARKS.md`,
+    /// "Core design figures": builder-latency-sampling-accuracy).
     #[cfg(feature = "metrics")]
     pub fn with_latency_sampling(mut self, n: u32) -> Self {
         self.latency_sampling = n;

@@ -6,23 +6,23 @@
 //! and so on. Every such pull reads the cache lines that the spawner is
 //! writing (the queue's indices and the newest slots), so spawner and
 //! worker trade those lines back and forth on every task, and the spawner,
-//! which is the bottleneck, slows to a crawl: 145-175 ns per task against
-//! about 60 without the contention (`BENCHMARKS.md`, the external case).
+//! which is the bottleneck, slows to a crawl (`BENCHMARKS.md`, "Core
+//! design figures": pull-pacer).
 //!
 //! So a pull that empties the queue (only the task to run now came back)
 //! makes the worker pause before its next pull, a little longer each time
 //! it happens again, up to [`MAX_SPINS`]; a pull that brings a full batch
 //! (tasks were waiting) shortens the pause, and an empty pull ends it.
 //! Nothing else is looked at: asking the global queue whether more tasks
-//! wait would read the very lines the pause keeps the worker off (tried:
-//! external spawns went back from 72 to 167 ns/task). The pause lets a batch
-//! gather, so the worker takes it in one go while the spawner writes lines
-//! nobody reads.
+//! wait would read the very lines the pause keeps the worker off (tried: it
+//! brought the contention back; `BENCHMARKS.md`, "Core design figures":
+//! pull-pacer). The pause lets a batch gather, so the worker takes it in
+//! one go while the spawner writes lines nobody reads.
 //!
 //! The cost is latency, and only in that regime: a task spawned during a
-//! pause waits for it to end, at most [`MAX_SPINS`] spin hints (about 2 us
-//! on this project's machines). A worker woken from sleep starts with no
-//! pause, so a lone spawn on an idle pool is not delayed.
+//! pause waits for it to end, at most [`MAX_SPINS`] spin hints (a few
+//! microseconds). A worker woken from sleep starts with no pause, so a lone
+//! spawn on an idle pool is not delayed.
 //!
 //! Why nothing can be lost: pausing changes only *when* a worker looks at
 //! the global queue, never *whether*. A pausing worker is neither searching
@@ -35,8 +35,9 @@ use std::cell::Cell;
 /// The first pause, in spin hints, after a pull that emptied the queue.
 pub(crate) const MIN_SPINS: u32 = 8;
 
-/// The longest pause, in spin hints (a spin hint took 17.6 ns on this
-/// project's machines, so about 2.3 us).
+/// The longest pause, in spin hints: the most latency the pacer may add to
+/// a task, kept to a few microseconds (`BENCHMARKS.md`, "Core design
+/// figures": pull-pacer).
 pub(crate) const MAX_SPINS: u32 = 128;
 
 /// The most tasks a pull must bring to count as full, whatever the

@@ -87,8 +87,9 @@ mod imp {
         /// has been set. One relaxed load of the flag `tracing`'s own macros
         /// test to elide their callsites (set for good by the first global
         /// or scoped dispatcher). `Span::current` would otherwise look up
-        /// the dispatcher and make a virtual call on every spawn, which was
-        /// about 5% of a spawn-heavy run with no subscriber installed.
+        /// the dispatcher and make a virtual call on every spawn, even with
+        /// no subscriber installed (`BENCHMARKS.md`, "Core design figures":
+        /// trace-spawn-context).
         #[inline(always)]
         pub(crate) fn may_exist() -> bool {
             tracing::dispatcher::has_been_set()

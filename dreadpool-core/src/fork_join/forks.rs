@@ -91,8 +91,8 @@ impl LatentForks {
 /// `len` is `std`'s atomic even under loom: it is only a hint (takers
 /// decide under the lock, and a sleeper that misses a shared fork costs
 /// parallelism, never the job, which its owner takes back), and a loom
-/// atomic read by every search multiplied the models' interleavings (the
-/// two-spawner model took 3x as long).
+/// atomic read by every search multiplied the models' interleavings
+/// (`BENCHMARKS.md`, "Core design figures": fork-join-shared-forks-len).
 pub(crate) struct SharedForks {
     len: CachePadded<AtomicUsize>,
     jobs: Mutex<VecDeque<JobRef>>,

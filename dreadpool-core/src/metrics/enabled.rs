@@ -18,7 +18,8 @@ use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 /// Single-writer add. Always inlined: a load and a store, which LLVM left
-/// as a call on `join`'s path (a call and spills per join, callgrind).
+/// as a call on `join`'s path, with its spills, on every join
+/// (`BENCHMARKS.md`, "Core design figures": metrics-add-inlined).
 #[inline(always)]
 fn add(counter: &AtomicU64, n: u64) {
     counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
@@ -80,8 +81,9 @@ thread_local! {
 /// A worker's choice of which of its own spawns to time: one in `sampling`
 /// of the spawns it makes into its own pool.
 ///
-/// Spawns from inside the pool are the hot path (a nested spawn tree spends
-/// about 20 ns per task): this countdown lives in the worker itself, so the
+/// Spawns from inside the pool are the hot path (a nested spawn tree's task
+/// is little more than its spawn: `BENCHMARKS.md`, "Core design figures":
+/// metrics-spawn-sampler): this countdown lives in the worker itself, so the
 /// common case is a load, a compare and a store, with no thread-local
 /// lookup and no reading of the pool's rate, which only the cold restart
 /// consults. Spawns from other threads use [`PoolCounters::sample_spawn`].
@@ -178,9 +180,8 @@ impl PoolCounters {
             })
             .ok()?;
         // A power of two (the default) is a mask, not a 32-bit division on
-        // every external spawn. Paired runs (external, metrics build, 40
-        // rounds): -3.9% on 2 workers (interval -10.1% to -0.1%), +0.8% on
-        // one (-3.5% to +3.4%): a small gain at most, for one branch.
+        // every external spawn: a small gain at most, for one branch
+        // (`BENCHMARKS.md`, "Core design figures": metrics-sampling-mask).
         let picked = if self.sampling.is_power_of_two() {
             tick & (self.sampling - 1) == 0
         } else {
@@ -291,8 +292,8 @@ pub(crate) struct WorkerCounters<'a> {
 
 // The state changes and the steal counts are out of line (`inline(never)`):
 // they run on the worker loop's rare paths (a search, a wake, a steal), and
-// inlined they left the loop's per-task path a register short (callgrind
-// `--dump-instr`, the nested tree: one instruction a task more).
+// inlined they left the loop's per-task path a register short
+// (`BENCHMARKS.md`, "Core design figures": metrics-worker-counters).
 impl WorkerCounters<'_> {
     /// The calling thread runs this worker from now on: tasks from outside
     /// that it runs count here (see `count_outside_task`).

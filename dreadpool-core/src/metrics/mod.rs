@@ -32,9 +32,9 @@ pub(crate) const COUNTS_BATCHES: bool = cfg!(feature = "metrics");
 
 /// By default one task in this many is timed for the latency histograms.
 ///
-/// A timed task costs about 830 instructions (three clock reads and the
-/// allocation of its timing wrapper); at one in 64 that was 7% of the
-/// instructions of a fan-out of empty tasks, at one in 256 it is under 2%
-/// (`BENCHMARKS.md`). A pool running 100,000 tasks a second still times
-/// about 400 of them a second.
+/// A timed task costs three clock reads and the allocation of its timing
+/// wrapper; at one in 256 that is under 2% of the instructions of a fan-out
+/// of empty tasks (`BENCHMARKS.md`, "Core design figures":
+/// metrics-default-latency-sampling). A pool running 100,000 tasks a second
+/// still times about 400 of them a second.
 pub const DEFAULT_LATENCY_SAMPLING: u32 = 256;

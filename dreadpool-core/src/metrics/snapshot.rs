@@ -76,7 +76,9 @@ pub struct WorkerMetrics {
     /// global queue by itself or by the peer it stole them from, or handed
     /// to it as it slept. Every task from outside is counted once, where it
     /// ran. (Counted where they run, not where they were pulled: counting
-    /// pulled batches exactly cost 36% more instructions per outside spawn.)
+    /// pulled batches exactly cost every outside spawn a move through a
+    /// private queue: `BENCHMARKS.md`, "Core design figures":
+    /// task-marked-from-outside.)
     pub global_pulls: u64,
     /// Steal attempts on a peer's queue.
     pub steals_attempted: u64,

@@ -2,10 +2,9 @@
 //! into nanoseconds only when a recording is taken.
 //!
 //! Why the TSC: an event must cost a few nanoseconds, and a clock read is
-//! most of that. On this project's 2-vCPU AMD EPYC guest `rdtsc` in a loop
-//! takes 20 ns and `Instant::now` 50 ns; between other work (as in the
-//! pool, where the read overlaps the stores around it) `rdtsc` added 1-3 ns
-//! per event, while `Instant::now` goes through the vDSO's sequence lock.
+//! most of that. `rdtsc` is one instruction whose latency overlaps the
+//! stores around it, while `Instant::now` goes through the vDSO's sequence
+//! lock (`BENCHMARKS.md`, "Core design figures": recorder-clock-tsc).
 //! The counter is the kernel's clocksource there (`constant_tsc`,
 //! `nonstop_tsc`): it runs at one rate on every core, so readings on
 //! different workers compare.

@@ -237,8 +237,8 @@ fn take(shared: &Shared) -> Recording {
 /// A worker's direct pointer to its seat's ring, for the two per-task
 /// events (a spawn, a run), and the seat's clock policy for them
 /// (`spawn_clock.rs`): it spares them the walk from the pool through the
-/// recorder to the ring on the hottest path (at `Tasks` level, nested tree:
-/// 440.5M instructions against 458.3M with the walk; `BENCHMARKS.md`).
+/// recorder to the ring on the hottest path (`BENCHMARKS.md`, "Core design
+/// figures": recorder-seat-ring).
 pub(crate) struct SeatRing {
     ring: std::ptr::NonNull<Ring>,
     clock: SpawnClock,

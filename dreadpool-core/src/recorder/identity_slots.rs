@@ -7,9 +7,9 @@
 //! a `malloc` on the spawning thread and a `free` on the worker that ran
 //! it. That is glibc's worst case, one thread allocating and others freeing:
 //! the spawner's thread cache is never refilled, so every spawn took the
-//! arena's lock, and the workers' frees contended for it. External spawns at
-//! `Tasks` level ran at 123 ns a task against 24 without the recorder, and
-//! with no box at all (no identity) at 29-33 (`BENCHMARKS.md`, issue 15).
+//! arena's lock, and the workers' frees contended for it: the box, not the
+//! recording, was most of what external spawns paid at `Tasks` level
+//! (`BENCHMARKS.md`, "Core design figures": recorder-identity-slots).
 //!
 //! Here a spawning thread owns a ring of [`IdentitySlot`]s and fills them in
 //! turn; the task's data word points to the slot, and the worker that runs

@@ -27,9 +27,9 @@ pub enum RecordLevel {
     /// of every task. A closure is stored beside its identity at this level
     /// (boxed, or for a small closure spawned from outside the pool, in a
     /// reusable slot of the spawning thread), so that its spawn can be
-    /// linked to its run. On this project's 2-core host it costs 1.4x on a
-    /// tree of 14 ns tasks, under 2% on 1 us tasks, and 1.7x on tiny tasks
-    /// spawned from outside (`BENCHMARKS.md`).
+    /// linked to its run. It costs little on tasks of a microsecond or
+    /// more, and up to about 1.7x on tiny tasks (`BENCHMARKS.md`, "Core
+    /// design figures": recorder-level-tasks).
     Tasks,
 }
 

@@ -116,8 +116,9 @@ impl Ring {
             // below `capacity` (`mask` is `capacity - 1`, `capacity` a power
             // of two), so `base + WORDS <= capacity * WORDS`, the number of
             // words (`new`). Unchecked: the compiler cannot see this, and
-            // its two checks were 6 of an event's 20 instructions, on the
-            // path every task takes at `Tasks` level.
+            // its two checks were a large share of an event's instructions,
+            // on the path every task takes at `Tasks` level
+            // (`BENCHMARKS.md`, "Core design figures": recorder-ring-push).
             unsafe { &*slots.add(base + i) }.store(word, Ordering::Relaxed);
         }
         // Release: pairs with the reader's first (acquire) load: all the

@@ -3,11 +3,9 @@
 //!
 //! At `Tasks` level a worker records two events a task: the run's begin and
 //! (on average, in a spawn tree) one spawn. Reading the clock is most of an
-//! event's cost: `rdtsc` adds 6-10 ns wherever it stands on this project's
-//! AMD EPYC guests, the rest of an event about 1 ns. With a reading for
-//! each, the nested spawn tree (13-16 ns a task) ran 1.5x to 1.6x its time
-//! without the recorder, and 1 us tasks 2.0% to 2.5% slower: both over
-//! issue 15's budgets (`BENCHMARKS.md`).
+//! event's cost, so with a reading for each the level ran over its budgets
+//! on short tasks (`BENCHMARKS.md`, "Core design figures":
+//! recorder-spawn-clock).
 //!
 //! So a run's begin always reads the clock (it bounds two slices: its own
 //! and the run before it), and a spawn made from a task on the worker
@@ -29,10 +27,10 @@
 //! spawn's `within_ns`: a recording never claims a precision it does not
 //! have. Where tasks are short (the case that needs the saving), the bounds
 //! are a task or two apart; where they are long (readings come slowly),
-//! spawns read the clock, at a cost that is small beside such tasks (8 ns
-//! against the 3 us or more between readings: under 0.3%). A long task that
-//! follows short ones gets wide bounds on its spawns, once: its own run
-//! switches the worker to reading.
+//! spawns read the clock, at a cost that is small beside such tasks
+//! (`BENCHMARKS.md`, "Core design figures": recorder-spawn-clock). A long
+//! task that follows short ones gets wide bounds on its spawns, once: its
+//! own run switches the worker to reading.
 //!
 //! A spawn loop in one long task (a fan-out) reads the clock on every
 //! `INHERITING_SPAWNS + 1`-th spawn, so its bounds span at most that many
@@ -42,17 +40,16 @@ use super::clock;
 use std::cell::Cell;
 
 /// Spawns that may take the latest reading after a quick one: in a fan-out
-/// loop one spawn in 16 reads the clock (about 0.5 ns a spawn), and an
-/// inherited time is at most 15 spawns old.
+/// loop one spawn in 16 reads the clock, a sixteenth of a reading's cost a
+/// spawn, and an inherited time is at most 15 spawns old.
 pub(crate) const INHERITING_SPAWNS: u32 = 15;
 
 /// A reading this many ticks or fewer after the one before it is quick.
-/// About 3.3 us at this project's machines' 2.45 GHz counter (1.6-8 us
-/// across counters of 1-5 GHz; 8 us where the clock counts nanoseconds):
-/// above the 1-1.2 us between the runs of 1 us tasks, whose spawns should
-/// not each pay a reading (issue 15's budget there is 2%), and short enough
-/// that an inherited time is a few microseconds from the truth at most in a
-/// steady load.
+/// 1.6-8 us across counters of 1-5 GHz (8 us where the clock counts
+/// nanoseconds): above the time between the runs of 1 us tasks, whose
+/// spawns should not each pay a reading, and short enough that an
+/// inherited time is a few microseconds from the truth at most in a steady
+/// load (`BENCHMARKS.md`, "Core design figures": recorder-spawn-clock).
 pub(crate) const QUICK_TICKS: u64 = 8192;
 
 /// A time for an event: read now, or the latest reading taken again.

@@ -94,8 +94,9 @@ impl Sleep {
     /// - A sleeper already waiting on its condvar is handed the task with
     ///   its token, in the parker's cache line. It counts as running, not
     ///   searching, and starts the task without touching the global queue,
-    ///   the state word or its peers' queues: that bookkeeping was 4% of the
-    ///   median spawn-to-start time into an idle pool (`BENCHMARKS.md`).
+    ///   the state word or its peers' queues: that bookkeeping was a
+    ///   measurable part of a wake's spawn-to-start time (`BENCHMARKS.md`,
+    ///   "Core design figures": sleep-wake-with-task).
     /// - Otherwise (the sleepers are still taking their second look, which
     ///   looks in the global queue) the task is pushed there and the most
     ///   recent sleeper woken as a searcher, as the usual path would do.
@@ -110,8 +111,9 @@ impl Sleep {
     /// after the task is visible or held, so no fence is needed here
     /// (`README.md`, "Handing a task to a sleeper").
     ///
-    /// Out of line and cold: inlined, its loop and locks made the busy spawn
-    /// path around it 8% slower (external spawns, `BENCHMARKS.md`).
+    /// Out of line and cold: inlined, its loop and locks slowed the busy
+    /// spawn path around it (`BENCHMARKS.md`, "Core design figures":
+    /// sleep-wake-with-task).
     #[cold]
     #[inline(never)]
     fn wake_with_task(&self, task: Task, global: &Injector<Task>) {

@@ -16,18 +16,17 @@ use crate::task::{IntoTask, Task};
 /// null in that case, and the span it does carry is boxed, by code out of
 /// line. Holding the span (40 bytes) and the latency sample's spawn instant
 /// inline moved them along every spawn and kept the spawn path from
-/// inlining: with no subscriber installed, a nested spawn cost 120
-/// instructions more than with the `tracing` feature compiled out, and
-/// nearly twice the time. With the envelope one pointer it was 10 more, and
-/// since `try_spawn` makes it a constant when no subscriber exists (see
-/// `Registry::try_spawn_in_context`), 4 more (callgrind, a 20-level spawn
-/// tree on one worker; `BENCHMARKS.md`).
+/// inlining, even with no subscriber installed; one pointer, which
+/// `try_spawn` makes a constant when no subscriber exists (see
+/// `Registry::try_spawn_in_context`), costs such a spawn a few instructions
+/// (`BENCHMARKS.md`, "Core design figures": spawn-envelope-size).
 pub(crate) struct Envelope(Option<Box<crate::trace::SpawnContext>>);
 
 // `inline(always)` on the spawn path's small steps: left to its heuristics,
 // LLVM inlined different ones with each feature set, and an un-inlined step
 // (a call, a frame, the task moved through memory) cost more than what the
-// feature itself did (callgrind, the nested spawn tree).
+// feature itself did (`BENCHMARKS.md`, "Core design figures":
+// spawn-inlining).
 impl Envelope {
     /// An envelope carrying nothing, for a spawn with no span to carry.
     #[inline(always)]

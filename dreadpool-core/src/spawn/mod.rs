@@ -33,10 +33,9 @@ impl Registry {
     ///
     /// Out of line, so that without a subscriber a spawn pays only the
     /// check in `try_spawn`, and its envelope is a constant that folds
-    /// away. When the envelope was captured on every spawn it stayed live
-    /// through the whole spawn path: 11 instructions and register spills per
-    /// spawn in the nested tree, +3.3% over no `tracing` at all, against
-    /// +1.1% now (`BENCHMARKS.md`).
+    /// away. When the envelope was captured on every spawn it stayed live,
+    /// with its spills, through the whole spawn path (`BENCHMARKS.md`,
+    /// "Core design figures": spawn-try-spawn-in-context).
     #[cold]
     #[inline(never)]
     fn try_spawn_in_context<T: IntoTask>(&self, task: T) -> Result<(), T> {
@@ -65,8 +64,9 @@ impl Registry {
     /// An outside spawn while the flight recorder records spawns (its
     /// `Tasks` level): the task made with an identity and its spawn
     /// recorded. Out of line, so that the usual spawn pays only the check
-    /// (a load and a branch; with the task made and recorded inline the
-    /// check cost 6 instructions per spawn, callgrind).
+    /// (a load and a branch; inline, the recorded path's code weighed on
+    /// every spawn: `BENCHMARKS.md`, "Core design figures":
+    /// spawn-deliver-recorded).
     #[cold]
     #[inline(never)]
     fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
@@ -83,7 +83,8 @@ impl Registry {
     /// Inlined, with the panic out of line, so that a spawn compiles to the
     /// fast path at its call site whichever features are on: when the
     /// `tracing` feature made this function a call, that call alone was
-    /// most of what the feature cost an external spawn (callgrind).
+    /// most of what the feature cost an external spawn (`BENCHMARKS.md`,
+    /// "Core design figures": spawn-inlining).
     #[inline]
     #[track_caller]
     pub(crate) fn spawn<T: IntoTask>(&self, task: T) {

@@ -27,9 +27,9 @@ use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 /// passed in two registers, like the `Box<dyn FnOnce>` it replaces. At four
 /// words (three of data) it is passed through memory, and every move along
 /// the spawn and run paths reloaded it in 16-byte pieces that had been
-/// stored in smaller ones, stalling on store forwarding: a nested spawn tree
-/// on one worker ran 2x slower than with boxing, although it executed 32%
-/// fewer instructions (perf and callgrind, `BENCHMARKS.md`).
+/// stored in smaller ones, stalling on store forwarding: slower than boxing
+/// despite fewer instructions (`BENCHMARKS.md`, "Core design figures":
+/// task-one-word).
 ///
 /// The type is erased by hand, a data word plus a static table of two
 /// functions monomorphised per closure type, because `Box<dyn FnOnce>`
@@ -78,8 +78,8 @@ impl<F: FnOnce()> VTable<F> {
 
     /// The twin for tasks from outside: its `call` counts the task on the
     /// worker that runs it first, so that the run path of every other task
-    /// pays nothing for the count (a test of the flag per task cost the
-    /// nested tree 2.5 instructions a task, callgrind).
+    /// pays nothing for the count, where a test of a flag would cost every
+    /// task (`BENCHMARKS.md`, "Core design figures": task-outside-table).
     const OUTSIDE_TABLE: TaskVTable = TaskVTable {
         call: call_outside::<F>,
         outside: true,
@@ -215,9 +215,8 @@ impl Task {
     /// counts it in `global_pulls`. Counting tasks where they run, by this
     /// mark, replaced counting them where they were pulled, which needed
     /// each pulled batch to land in a private queue first and be moved over
-    /// task by task: a pop (with its fence) and a push per task, 36% more
-    /// instructions per outside spawn than without the feature (callgrind,
-    /// `BENCHMARKS.md`).
+    /// task by task: a pop (with its fence) and a push per task
+    /// (`BENCHMARKS.md`, "Core design figures": task-marked-from-outside).
     #[inline(always)]
     pub(crate) fn marked_from_outside(mut self) -> Task {
         self.vtable = (self.vtable.as_outside)();

@@ -48,9 +48,9 @@ thread_local! {
     /// `join` which worker it is on): a `const`-initialised cell with no
     /// destructor is a single load from the thread's TLS block (the
     /// `RefCell<Option<Rc<..>>>` needs a lazy-initialisation check and a
-    /// borrow; on the spawn path that was about 10 instructions a spawn,
-    /// callgrind). Set and cleared together with `CURRENT`, which keeps the
-    /// worker alive meanwhile.
+    /// borrow on every spawn: `BENCHMARKS.md`, "Core design figures":
+    /// worker-current-ptr). Set and cleared together with `CURRENT`, which
+    /// keeps the worker alive meanwhile.
     static CURRENT_PTR: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
 }
 

@@ -35,9 +35,9 @@ impl WorkerThread {
 
     /// [`execute`](Self::execute) at the recorder's `Tasks` level: the run
     /// after an event carrying the task's identity. Inlined: out of line it
-    /// cost the `Tasks` level 6% more on the nested tree (a call per task),
-    /// and inlined it cost the `Scheduler` level nothing measurable (-0.6%,
-    /// 21 paired rounds; `BENCHMARKS.md`).
+    /// cost the `Tasks` level a call per task, and inlined it costs the
+    /// `Scheduler` level nothing measurable (`BENCHMARKS.md`, "Core design
+    /// figures": worker-execute-recorded).
     #[inline(always)]
     pub(super) fn execute_recorded(&self, task: Task, nested: bool) -> PanicPolicy {
         let id = task.record_id();

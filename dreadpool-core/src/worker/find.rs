@@ -57,11 +57,9 @@ impl WorkerThread {
     /// finding its own queue empty, and only it pushes there, so the work it
     /// was woken for is in the global queue (or a peer's, or its inbox):
     /// looking there first spares the cold lines and the fence of popping
-    /// its own empty queue before the task starts. With 40,000 wake samples
-    /// this took the p99 spawn-to-start latency from 1.04x-1.05x the seed
-    /// design's to 1.00x-1.01x in two runs each; ten later runs with it
-    /// ranged from 0.96x to 1.04x (mean 1.01x), so the gain is within this
-    /// machine's noise, kept because it costs nothing (`BENCHMARKS.md`).
+    /// its own empty queue before the task starts. Its gain in wake latency
+    /// is within the noise; kept because it costs nothing (`BENCHMARKS.md`,
+    /// "Core design figures": worker-find-after-wake).
     /// Its own queue is still looked at, last, so nothing depends on that
     /// argument for correctness.
     pub(super) fn find_task_after_wake(&self) -> Option<Task> {

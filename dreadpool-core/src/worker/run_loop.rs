@@ -120,16 +120,16 @@ impl WorkerThread {
     /// Out of line: inside `run_loop`, which also carries the searching,
     /// sleeping and waiting states, LLVM kept the task and the loop's flags
     /// on the stack and moved the task through it three times per task; the
-    /// `metrics` build's larger state changes made it worse (callgrind
-    /// `--dump-instr`, the nested tree: 43 instructions a task with
-    /// `tracing`, 48 with `metrics`).
+    /// `metrics` build's larger state changes made it worse (`BENCHMARKS.md`,
+    /// "Core design figures": worker-run-local-queue).
     ///
     /// Whether runs are recorded is looked at once, on entry: the worker's
     /// cached flight-recorder level only changes at the check tick (and
     /// around sleeps in a task's wait), so a level switch takes effect
     /// within the same 61 tasks as before, and each of the two loops stays
     /// as small as the build without the recorder (with the test inside
-    /// the loop, the recorder build ran 8 instructions a task more there).
+    /// the loop, the recorder build's loop grew: `BENCHMARKS.md`, "Core
+    /// design figures": worker-run-local-queue).
     #[inline(never)]
     pub(super) fn run_local_queue(&self) -> PanicPolicy {
         if self.records_tasks() {

@@ -81,10 +81,11 @@ impl WorkerThread {
     /// right there, so most waits end without registering as the latch's
     /// waiter. Registering clones the pool's `Arc` (a contended count) and
     /// locks the latch, and the setter of a latch with a waiter locks the
-    /// pool's idle list to wake it: nested scopes cost 1.5x rayon's per
-    /// spawn with every wait registered (`BENCHMARKS.md`). Only when its
-    /// queue is empty does it register and run the general loop, which
-    /// sleeps when there is nothing anywhere.
+    /// pool's idle list to wake it, a cost every nested scope paid when each
+    /// wait registered (`BENCHMARKS.md`, "Core design figures":
+    /// worker-wait-own-queue-first). Only when its queue is empty does it
+    /// register and run the general loop, which sleeps when there is
+    /// nothing anywhere.
     pub(super) fn wait_in_loop(&self, latch: &Latch, deadline: Option<Instant>) -> bool {
         while let Some(task) = self.state.queue.pop() {
             self.execute(task, true);
