@@ -31,12 +31,26 @@ def main(path):
         item = index.get(str(item_id))
         return item["name"] if item else None
 
+    def member(item_id):
+        # A field or variant, by its name and what it holds (not its id,
+        # which changes with any edit of the crate).
+        item = index.get(str(item_id))
+        if item is None:
+            return None
+        return {"name": item["name"], "inner": scrub(item["inner"])}
+
     def scrub(value):
         if isinstance(value, dict):
             out = {}
             for key, inner in value.items():
                 if key == "id":
                     out["ref"] = name_of(inner)
+                elif key in ("fields", "variants", "tuple") and isinstance(inner, list):
+                    out[key] = [member(i) if isinstance(i, int) else scrub(i) for i in inner]
+                elif key == "path" and "id" in value:
+                    # The path as written at the use site (`super::X`); the
+                    # resolved `ref` says what it is.
+                    continue
                 elif key not in DROPPED:
                     out[key] = scrub(inner)
             return out
