@@ -165,10 +165,10 @@ impl Registry {
         self.backlog
     }
 
-    /// Worker `index`'s list of shared forks (`fork_join/sharing.rs`).
+    /// Per worker, its list of shared forks (`fork_join/sharing.rs`).
     #[inline(always)]
-    pub(crate) fn shared_forks(&self, index: usize) -> &SharedForks {
-        &self.shared_forks[index]
+    pub(crate) fn shared_forks(&self) -> &[SharedForks] {
+        &self.shared_forks
     }
 
     /// The pool's count of pending tasks, per worker.

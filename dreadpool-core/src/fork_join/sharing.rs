@@ -35,7 +35,7 @@ impl ForkSharing {
         ForkSharing {
             latent: LatentForks::new(),
             kept: (registry.threads() - 1).min(MAX_SHARED_FORKS),
-            own: registry.shared_forks(index),
+            own: &registry.shared_forks()[index],
         }
     }
 
@@ -108,9 +108,12 @@ impl ForkSharing {
 /// once from a random start (one job at a time: a stack job never travels
 /// in a batch, so it cannot be stranded behind other work in a thief's
 /// queue).
+#[inline]
 pub(crate) fn steal_fork(worker: &WorkerThread) -> Option<Task> {
-    let registry = worker.registry();
-    let n = registry.threads();
+    // (The length of the list itself, so that indexing it by a remainder of
+    // it needs no bounds check.)
+    let forks = worker.registry().shared_forks();
+    let n = forks.len();
     if n < 2 {
         return None;
     }
@@ -121,7 +124,7 @@ pub(crate) fn steal_fork(worker: &WorkerThread) -> Option<Task> {
         if victim == me {
             continue;
         }
-        if let Some(job) = registry.shared_forks(victim).steal() {
+        if let Some(job) = forks[victim].steal() {
             // SAFETY: taken from its owner's list, so its owner waits for it
             // (or will), and the job is alive.
             let owner = unsafe { job.owner() };

@@ -158,7 +158,9 @@ fn push_if_local<T: IntoTask>(
     if !std::ptr::eq(worker.registry(), registry) {
         return Err((task, envelope));
     }
-    let sampled_at = worker.sample_spawn();
+    // (The pool's counters through `registry`, already at hand: through the
+    // worker's own pointer to its pool it was one more load a spawn.)
+    let sampled_at = worker.sample_spawn(registry.counters());
     if worker.records_tasks() {
         // Made inline, as the unrecorded task is (out of line it cost the
         // `Tasks` level's spawns more, `BENCHMARKS.md`); marked unlikely, so

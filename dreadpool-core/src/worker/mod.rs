@@ -31,7 +31,7 @@ pub(crate) use lifecycle::main;
 pub(crate) use wait::wait_for;
 
 use crate::fork_join::ForkSharing;
-use crate::metrics::SpawnSampler;
+use crate::metrics::{PoolCounters, SpawnSampler};
 use crate::pull_pacer::PullPacer;
 use crate::queue::Worker;
 use crate::registry::Registry;
@@ -119,11 +119,11 @@ impl WorkerThread {
         &self.forks
     }
 
-    /// Picks this worker's spawns to time (one in the pool's sampling
-    /// rate): the spawn instant of a picked one.
+    /// Picks this worker's spawns to time (one in the sampling rate of
+    /// `counters`, its pool's): the spawn instant of a picked one.
     #[inline(always)]
-    pub(crate) fn sample_spawn(&self) -> Option<std::time::Instant> {
-        self.sampler.sample(self.registry.counters())
+    pub(crate) fn sample_spawn(&self, counters: &PoolCounters) -> Option<std::time::Instant> {
+        self.sampler.sample(counters)
     }
 
     /// A fresh identity for a task this worker spawns at the recorder's
