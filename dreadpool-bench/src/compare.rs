@@ -30,7 +30,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The scenario names of the spawn benchmarks, as the command line filters
-/// them. The fork-join group's are [`fork_join::SCENARIOS`], and
+/// them. The fork-join group's are [`fork_join::Workload`]'s, and
 /// [`fork_join::GROUP`] names that whole group.
 pub const SCENARIOS: [&str; 11] = [
     "external",
@@ -308,11 +308,11 @@ where
     }
     for s in &scenarios {
         let s = s.as_str();
-        if !SCENARIOS.contains(&s) && !fork_join::SCENARIOS.contains(&s) && s != fork_join::GROUP {
+        if !SCENARIOS.contains(&s) && fork_join::Workload::named(s).is_none() {
             return Err(format!(
                 "unknown scenario {s:?} (known: {}, {}, {})",
                 SCENARIOS.join(", "),
-                fork_join::SCENARIOS.join(", "),
+                fork_join::Workload::names().join(", "),
                 fork_join::GROUP,
             ));
         }
@@ -522,10 +522,13 @@ pub fn run(options: &Options) -> Results {
     };
     let wake_per_rep = (sizes.wake_samples as usize).div_ceil(sizes.reps).max(1) as u32;
     // The fork-join group: its own pools on 1 thread and on `--threads`.
-    let mut fork_join_bench = fork_join::SCENARIOS
+    let workloads: Vec<fork_join::Workload> = fork_join::Workload::ALL
         .iter()
-        .any(|s| wants_fork_join(s))
-        .then(|| fork_join::Bench::new(sizes.fork_join, &[1, options.threads], wants_fork_join));
+        .copied()
+        .filter(|w| wants_fork_join(w.name()))
+        .collect();
+    let mut fork_join_bench = (!workloads.is_empty())
+        .then(|| fork_join::Bench::new(sizes.fork_join, &[1, options.threads], &workloads));
     let offload_pools: Option<&'static OffloadPools> = wants("offload").then(|| {
         let pools: &'static OffloadPools = Box::leak(Box::new(OffloadPools::new(options.threads)));
         for &c in contenders.iter().filter(|&&c| OffloadPools::has(c)) {
@@ -687,7 +690,7 @@ pub fn run(options: &Options) -> Results {
             }
         }
         if let Some(bench) = &mut fork_join_bench {
-            bench.repetition(rep, wants_fork_join);
+            bench.repetition(rep);
         }
         if rep < sizes.child_reps {
             for kind in ["idle", "memory"] {
