@@ -8,6 +8,9 @@ fn main() {
             let results = compare::run(&options);
             print!("{}", compare::render(&results));
         }
+        Ok(Invocation::Sweep { options, counts }) => {
+            print!("{}", compare::sweep(&options, &counts).render());
+        }
         Ok(Invocation::Child {
             kind,
             contender,

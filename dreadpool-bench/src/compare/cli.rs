@@ -14,6 +14,13 @@ use std::time::Duration;
 pub enum Invocation {
     /// Run the comparison.
     Compare(Options),
+    /// Run the comparison at each thread count (`--sweep`).
+    Sweep {
+        /// The options of every run but its thread count.
+        options: Options,
+        /// The thread counts, in the order given.
+        counts: Vec<usize>,
+    },
     /// Run one child-process measurement and print `RESULT <figure>`.
     Child {
         /// What to measure.
@@ -30,8 +37,8 @@ pub enum Invocation {
 }
 
 /// The usage line, as the hand-written parser printed it.
-const USAGE: &str =
-    "compare [--quick] [--threads N] [--reps N] [--contenders a,b,...] [SCENARIO...]";
+const USAGE: &str = "compare [--quick] [--threads N | --sweep N,...] [--reps N] \
+                     [--contenders a,b,...] [SCENARIO...]";
 
 /// What `compare` does, under the usage line.
 const ABOUT: &str = "\
@@ -63,6 +70,16 @@ struct Cli {
     #[arg(long, value_name = "N")]
     threads: Option<u64>,
 
+    /// run at each of these thread counts (e.g. 2,4,8,16), then print how
+    /// each time per task scales from the first count to the last
+    #[arg(
+        long,
+        value_name = "LIST",
+        conflicts_with = "threads",
+        verbatim_doc_comment
+    )]
+    sweep: Option<ThreadCounts>,
+
     /// repetitions (default: 7, or 3 with --quick)
     #[arg(long, value_name = "N")]
     reps: Option<u64>,
@@ -85,8 +102,8 @@ struct Cli {
     #[arg(long, value_name = "SECS", verbatim_doc_comment)]
     quiet_wait: Option<u64>,
 
-    /// any of: external nested fanout wake idle compute memory oversub offload
-    /// twopools idlebeside
+    /// any of: external nested fanout producers wake idle compute memory oversub
+    /// offload twopools idlebeside
     /// fork-join: fib tree quicksort nqueens scope, or forkjoin for all five
     /// (also accepted as --filter a,b,...); default: all
     #[arg(value_name = "SCENARIO", verbatim_doc_comment)]
@@ -135,6 +152,25 @@ impl FromStr for Contenders {
     }
 }
 
+/// `--sweep`: thread counts, each at least 1.
+#[derive(Debug, Clone)]
+struct ThreadCounts(Vec<usize>);
+
+impl FromStr for ThreadCounts {
+    type Err = String;
+
+    fn from_str(list: &str) -> Result<Self, Self::Err> {
+        let count = |n: &str| match n.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!("{n:?} is not a thread count (1 or more)")),
+        };
+        list.split(',')
+            .map(count)
+            .collect::<Result<_, _>>()
+            .map(ThreadCounts)
+    }
+}
+
 impl Cli {
     fn invocation(self) -> Invocation {
         let mut sizes = if self.smoke {
@@ -172,7 +208,7 @@ impl Cli {
             .quiet_wait
             .unwrap_or(if sizes == Sizes::FULL { 60 } else { 0 });
         let names = self.scenarios.into_iter().chain(self.filter).collect();
-        Invocation::Compare(Options {
+        let options = Options {
             threads,
             sizes,
             selection: Selection::new(names),
@@ -182,7 +218,11 @@ impl Cli {
             exe: std::env::current_exe().ok(),
             backlog,
             quiet_wait: Duration::from_secs(quiet_wait),
-        })
+        };
+        match self.sweep {
+            Some(ThreadCounts(counts)) => Invocation::Sweep { options, counts },
+            None => Invocation::Compare(options),
+        }
     }
 }
 
@@ -281,6 +321,24 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_takes_thread_counts_instead_of_threads() {
+        match parse(&["--sweep", "2,4,8,16", "external"]) {
+            Ok(Invocation::Sweep { options, counts }) => {
+                assert_eq!(counts, [2, 4, 8, 16]);
+                assert!(options.selection.wants(Scenario::External));
+            }
+            other => panic!("{other:?}"),
+        }
+        for wrong in [
+            &["--sweep", "2,0"][..],
+            &["--sweep", "2,x"],
+            &["--sweep", "4", "--threads", "2"],
+        ] {
+            assert_eq!(parse(wrong).unwrap_err().exit_code(), 2, "{wrong:?}");
+        }
+    }
+
+    #[test]
     fn a_child_needs_its_contender() {
         match parse(&[
             "--child",
@@ -314,6 +372,7 @@ mod tests {
         for flag in [
             "--quick",
             "--threads",
+            "--sweep",
             "--reps",
             "--contenders",
             "--backlog",

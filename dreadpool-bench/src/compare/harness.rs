@@ -12,7 +12,8 @@ use crate::offload::{self, OffloadPools};
 #[cfg(feature = "recorder")]
 use crate::recorder_cost::recorder_pair;
 use crate::scenarios::{
-    calibrate_spin, compute_plan, compute_serial, Compute, External, FanOut, Nested, Wake,
+    calibrate_spin, compute_plan, compute_serial, Compute, External, FanOut, Nested, Producers,
+    Wake,
 };
 use crate::sys;
 use crate::two_pools::{IdleBeside, TwoPools};
@@ -32,6 +33,8 @@ pub const WAKE_BLOCK: u32 = 50;
 pub(super) struct Harness<'a> {
     options: &'a Options,
     sizes: Sizes,
+    /// The repetition under way.
+    rep: usize,
     pub(super) oversub_threads: usize,
     pools: PoolSet,
     oversub: PoolSet,
@@ -100,6 +103,7 @@ impl<'a> Harness<'a> {
         Harness {
             options,
             sizes,
+            rep: 0,
             oversub_threads,
             pools,
             oversub,
@@ -123,6 +127,7 @@ impl<'a> Harness<'a> {
     /// Repetition `rep` of everything selected, the contenders' order
     /// rotated by one from the last repetition's.
     pub(super) fn repetition(&mut self, rep: usize) {
+        self.rep = rep;
         let mut order = self.options.contenders.clone();
         let turn = rep % order.len().max(1);
         order.rotate_left(turn);
@@ -134,6 +139,7 @@ impl<'a> Harness<'a> {
         self.recorder_blocks(rep);
         for scenario in [
             Scenario::FanOut,
+            Scenario::Producers,
             Scenario::Wake,
             Scenario::Compute,
             Scenario::Oversub,
@@ -185,6 +191,7 @@ impl<'a> Harness<'a> {
             Scenario::External => self.external(&order),
             Scenario::Nested => self.nested(&order),
             Scenario::FanOut => self.fan_out(&order),
+            Scenario::Producers => self.producers(&order),
             Scenario::Wake => self.wake(&order),
             Scenario::Compute => self.compute(&order),
             Scenario::Oversub => self.oversub(&order),
@@ -222,6 +229,26 @@ impl<'a> Harness<'a> {
             let took = self.pools.run(c, &fanout);
             let figure = ns_per_task(took, fanout.children);
             self.samples.push(Metric::FanOut, c, figure);
+        }
+    }
+
+    fn producers(&mut self, order: &[Contender]) {
+        let tasks = self.sizes.producers;
+        let mut runs = [
+            (Metric::Producers, self.pools.threads()),
+            (Metric::OneProducer, 1),
+        ];
+        // Alternate which goes first, so neither always finds the pool just woken.
+        if self.rep % 2 == 1 {
+            runs.reverse();
+        }
+        for &c in order {
+            for (metric, producers) in runs {
+                match self.pools.run(c, &Producers { tasks, producers }) {
+                    Ok(took) => self.samples.push(metric, c, ns_per_task(took, tasks)),
+                    Err(problem) => self.problems.push(format!("{problem} ({c})")),
+                }
+            }
         }
     }
 

@@ -68,6 +68,12 @@ pub enum Metric {
     Nested,
     /// Time per child of the fan-out task.
     FanOut,
+    /// Time per task, one outside thread per worker spawning at once.
+    Producers,
+    /// Time per task, the same tasks from one outside thread.
+    OneProducer,
+    /// The throughput one producer per worker keeps over one producer.
+    ProducersKept,
     /// A wake latency percentile.
     Wake(Quantile),
     /// CPU time of an idle pool.
@@ -115,6 +121,13 @@ pub struct RowContext {
     pub wake_budget: Option<f64>,
 }
 
+impl RowContext {
+    /// Whether the pools have at least 16 workers, each on a core of its own.
+    fn many_cores(&self) -> bool {
+        self.threads.min(super::cores()) >= 16
+    }
+}
+
 impl Metric {
     /// The recorder's rows, after every scenario's (nested tree first).
     #[cfg(feature = "recorder")]
@@ -124,6 +137,19 @@ impl Metric {
         Metric::RecorderRatio(SpawnLoad::External),
         Metric::RecorderEvent(SpawnLoad::External),
     ];
+
+    /// Whether `--sweep` follows it across thread counts: a time per task
+    /// on the pools of `--threads`.
+    pub fn swept(self) -> bool {
+        matches!(
+            self,
+            Metric::External
+                | Metric::Nested
+                | Metric::FanOut
+                | Metric::Producers
+                | Metric::OneProducer
+        )
+    }
 
     /// What the row measures, as the table labels it.
     pub fn label(self, cx: &RowContext) -> String {
@@ -137,6 +163,17 @@ impl Metric {
                 (1u64 << s.levels) - 1
             ),
             Metric::FanOut => format!("fan-out: one task spawns {}", s.fanout),
+            Metric::Producers => format!(
+                "producers: one outside thread per worker, {} tiny tasks in all, at once",
+                s.producers
+            ),
+            Metric::OneProducer => format!(
+                "producers: one outside thread alone, the same {} tiny tasks",
+                s.producers
+            ),
+            Metric::ProducersKept => {
+                format!("producers: throughput kept, {threads} producers vs one")
+            }
             Metric::Wake(q) => format!(
                 "wake latency {} ({} spawns into an idle pool)",
                 q.name(),
@@ -193,12 +230,16 @@ impl Metric {
     /// The unit of every figure in the row.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::External | Metric::Nested | Metric::FanOut | Metric::Oversubscribed(_) => {
-                "ns/task"
-            }
+            Metric::External
+            | Metric::Nested
+            | Metric::FanOut
+            | Metric::Producers
+            | Metric::OneProducer
+            | Metric::Oversubscribed(_) => "ns/task",
             Metric::Wake(_) => "us",
             Metric::Idle | Metric::IdleBeside => "ms/s",
             Metric::Compute
+            | Metric::ProducersKept
             | Metric::OversubscribedKept(_)
             | Metric::TwoPoolsCombined
             | Metric::TwoPoolsShare => "x",
@@ -216,12 +257,15 @@ impl Metric {
     pub fn better(self) -> Better {
         match self {
             Metric::Compute
+            | Metric::ProducersKept
             | Metric::OversubscribedKept(_)
             | Metric::TwoPoolsCombined
             | Metric::TwoPoolsShare => Better::Higher,
             Metric::External
             | Metric::Nested
             | Metric::FanOut
+            | Metric::Producers
+            | Metric::OneProducer
             | Metric::Wake(_)
             | Metric::Idle
             | Metric::Memory
@@ -241,6 +285,10 @@ impl Metric {
         match self {
             Metric::External => Target::RatioAtMost(0.5),
             Metric::Nested | Metric::FanOut => Target::RatioAtMost(0.9),
+            // Issue 26 sets these for 16 workers on 16 cores, where they mean something.
+            Metric::Producers if cx.many_cores() => Target::RatioAtMost(0.5),
+            Metric::ProducersKept if cx.many_cores() => Target::AtLeast(4.0),
+            Metric::Producers | Metric::OneProducer | Metric::ProducersKept => Target::None,
             Metric::Wake(_) => Target::RatioAtMost(1.0),
             Metric::Idle | Metric::IdleBeside => Target::AtMost(0.1),
             Metric::Compute => Target::AtLeast(0.95),

@@ -19,6 +19,7 @@
 //! - `harness`: pools built once, one measuring function per scenario.
 //! - `rows`: the rows from the samples.
 //! - [`child`]: the measurements that run in a child process.
+//! - [`mod@sweep`]: `--sweep`, the scenarios at several thread counts.
 //! - [`mod@render`]: the report.
 
 pub mod child;
@@ -29,6 +30,7 @@ pub mod render;
 mod rows;
 mod samples;
 pub mod scenario;
+pub mod sweep;
 
 pub use child::{run_child, ChildKind};
 pub use cli::{parse_args, Invocation};
@@ -36,6 +38,7 @@ pub use harness::WAKE_BLOCK;
 pub use metric::Metric;
 pub use render::{date, features, machine, render};
 pub use scenario::{Name, Scenario, Selection};
+pub use sweep::{sweep, Sweep};
 
 use crate::contenders::Contender;
 use crate::fork_join;
@@ -53,6 +56,8 @@ pub struct Sizes {
     pub levels: u32,
     /// Children of the fan-out task.
     pub fanout: u64,
+    /// Tasks the producers spawn between them.
+    pub producers: u64,
     /// Wake latency samples per contender, over all repetitions.
     pub wake_samples: u32,
     /// Idle time before each wake sample.
@@ -81,6 +86,7 @@ impl Sizes {
         external: 1_000_000,
         levels: 20,
         fanout: 1_000_000,
+        producers: 1_000_000,
         // Enough for a p99 verdict (`BENCHMARKS.md`, on the wake p99 sample count).
         wake_samples: 60_000,
         wake_pause: Duration::from_millis(1),
@@ -99,6 +105,7 @@ impl Sizes {
         external: 100_000,
         levels: 16,
         fanout: 100_000,
+        producers: 100_000,
         wake_samples: 300,
         wake_pause: Duration::from_millis(1),
         idle_window: Duration::from_millis(500),
@@ -116,6 +123,7 @@ impl Sizes {
         external: 2_000,
         levels: 8,
         fanout: 2_000,
+        producers: 2_000,
         wake_samples: 10,
         wake_pause: Duration::from_micros(200),
         idle_window: Duration::from_millis(50),

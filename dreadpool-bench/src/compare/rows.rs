@@ -92,6 +92,15 @@ impl Measured<'_> {
                 });
                 Some(kept.collect())
             }
+            Metric::ProducersKept => {
+                let one = self.samples.medians(Metric::OneProducer);
+                let many = self.samples.medians(Metric::Producers);
+                let kept = many.iter().filter_map(|&(c, m)| {
+                    let o = one.iter().find(|(x, _)| *x == c)?.1;
+                    Some((c, o / m))
+                });
+                Some(kept.collect())
+            }
             Metric::OffloadJoin => Some(vec![(Contender::Dreadpool, dreadpool(metric)?)]),
             Metric::OffloadOverJoin => {
                 let join = dreadpool(Metric::OffloadJoin)?;

@@ -17,6 +17,8 @@ pub enum Scenario {
     Nested,
     /// One task spawning many children.
     FanOut,
+    /// One outside thread per worker spawning at once, against one alone.
+    Producers,
     /// The latency of a spawn into an idle pool.
     Wake,
     /// The CPU an idle pool burns (in a child process).
@@ -37,10 +39,11 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario, in the table's order.
-    pub const ALL: [Scenario; 11] = [
+    pub const ALL: [Scenario; 12] = [
         Scenario::External,
         Scenario::Nested,
         Scenario::FanOut,
+        Scenario::Producers,
         Scenario::Wake,
         Scenario::Idle,
         Scenario::Compute,
@@ -57,6 +60,7 @@ impl Scenario {
             Scenario::External => "external",
             Scenario::Nested => "nested",
             Scenario::FanOut => "fanout",
+            Scenario::Producers => "producers",
             Scenario::Wake => "wake",
             Scenario::Idle => "idle",
             Scenario::Compute => "compute",
@@ -74,6 +78,11 @@ impl Scenario {
             Scenario::External => &[Metric::External],
             Scenario::Nested => &[Metric::Nested],
             Scenario::FanOut => &[Metric::FanOut],
+            Scenario::Producers => &[
+                Metric::Producers,
+                Metric::OneProducer,
+                Metric::ProducersKept,
+            ],
             Scenario::Wake => &[Metric::Wake(Quantile::P50), Metric::Wake(Quantile::P99)],
             Scenario::Idle => &[Metric::Idle],
             Scenario::Compute => &[Metric::Compute],
@@ -195,6 +204,7 @@ mod tests {
         }
         let error = "fan-out".parse::<Name>().unwrap_err();
         assert!(error.contains("unknown scenario \"fan-out\""), "{error}");
+        assert!(error.contains("fanout, producers, wake"), "{error}");
         assert!(error.contains("offload, fib"), "{error}");
     }
 
