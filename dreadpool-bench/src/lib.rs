@@ -5,7 +5,8 @@
 //!   one [`Spawner`](contenders::Spawner) trait, built once per thread count.
 //! - [`tally`]: how every contender's tasks report completion (the same way
 //!   for all) and how the harness waits for them.
-//! - [`scenarios`]: the measurements of issue 6, one function each.
+//! - [`scenarios`]: the measurements of issue 6 (and issue 26's producers),
+//!   one [`Scenario`](contenders::Scenario) each.
 //! - [`offload`]: async code awaiting work on a pool, in each pool's
 //!   pattern (issue 19).
 //! - [`two_pools`]: two pools in one process, fed at once; an idle pool

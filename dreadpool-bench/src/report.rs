@@ -160,7 +160,10 @@ pub fn figure(value: f64) -> String {
 
 /// The results as a Markdown table: one column per contender, then the best
 /// peer, dreadpool's ratio to it, the target and PASS/MISS.
-pub fn markdown_table(rows: &[Row], contenders: &[Contender]) -> String {
+pub fn markdown_table<'r>(
+    rows: impl IntoIterator<Item = &'r Row>,
+    contenders: &[Contender],
+) -> String {
     let mut out = String::new();
     let _ = write!(out, "| scenario | unit |");
     for c in contenders {

@@ -1,7 +1,8 @@
 //! The measurements of issue 6, one [`Scenario`] each.
 //!
 //! Every task, whatever the contender, captures what it needs as plain
-//! pointers and ends with [`tally::task_done`]; every run waits with
+//! pointers (or its id) and ends with [`tally::task_done`] (or
+//! [`tally::task_done_as`]); every run waits with
 //! [`tally::wait_until`]. So the harness's own cost is the same for all.
 
 use crate::contenders::{Scenario, Spawner};
@@ -10,7 +11,7 @@ use crate::tally;
 use hdrhistogram::Histogram;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Barrier, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// What a tiny task reads: one shared word that nobody writes, so that the
@@ -104,6 +105,55 @@ impl Scenario for FanOut {
             tally::task_done();
         });
         tally::wait_until(target) - start
+    }
+}
+
+/// Producers: `producers` outside threads, released together by a barrier,
+/// spawn `tasks` tiny tasks between them (a server's request threads
+/// offloading CPU work; tokio#8483), then wait. Each task counts its id in
+/// the [`tally::fingerprint`], so a lost or repeated task fails the run.
+/// Returns the wall time from the release to the last completion.
+#[derive(Debug, Clone, Copy)]
+pub struct Producers {
+    /// How many tasks all the producers spawn together.
+    pub tasks: u64,
+    /// How many outside threads spawn them.
+    pub producers: usize,
+}
+
+impl Scenario for Producers {
+    type Output = Result<Duration, String>;
+
+    fn run<P: Spawner>(&self, pool: &'static P, _threads: usize) -> Self::Output {
+        let (tasks, producers) = (self.tasks, self.producers.max(1) as u64);
+        let expected = tally::fingerprint_of(0..tasks);
+        let (target, before) = (tally::total() + tasks, tally::fingerprint());
+        let barrier = &Barrier::new(producers as usize);
+        let (start, end) = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..producers)
+                .map(|p| {
+                    let ids = tasks * p / producers..tasks * (p + 1) / producers;
+                    scope.spawn(move || {
+                        barrier.wait();
+                        let start = Instant::now();
+                        for id in ids {
+                            pool.spawn(move || tally::task_done_as(id));
+                        }
+                        start
+                    })
+                })
+                .collect();
+            let end = tally::wait_until(target);
+            // The first producer's start: this thread may be off the CPU at the release.
+            let starts = handles.into_iter().map(|h| h.join().expect("a producer"));
+            (starts.min().expect("one producer at least"), end)
+        });
+        if tally::fingerprint().wrapping_sub(before) != expected {
+            return Err(format!(
+                "producers: {tasks} tasks from {producers} threads did not each run exactly once"
+            ));
+        }
+        Ok(end - start)
     }
 }
 

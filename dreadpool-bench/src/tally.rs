@@ -25,9 +25,19 @@ pub const MIN_POLL: Duration = Duration::from_micros(20);
 /// The longest sleep between two looks of the waiter.
 pub const MAX_POLL: Duration = Duration::from_millis(2);
 
-type Shard = &'static CachePadded<AtomicU64>;
+/// One thread's counters, written by that thread only.
+#[derive(Default)]
+struct Counters {
+    /// Tasks finished.
+    done: AtomicU64,
+    /// The wrapping sum of [`mix`] over the ids of the tasks counted with
+    /// [`task_done_as`].
+    ids: AtomicU64,
+}
 
-/// Every thread's counter, in registration order. Counters are leaked: a
+type Shard = &'static CachePadded<Counters>;
+
+/// Every thread's counters, in registration order. Counters are leaked: a
 /// thread that ends keeps its count in the total, which is monotonic.
 static SHARDS: Mutex<Vec<Shard>> = Mutex::new(Vec::new());
 
@@ -36,7 +46,7 @@ thread_local! {
 }
 
 fn register() -> Shard {
-    let shard: Shard = Box::leak(Box::new(CachePadded::new(AtomicU64::new(0))));
+    let shard: Shard = Box::leak(Box::new(CachePadded::new(Counters::default())));
     SHARDS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -47,11 +57,29 @@ fn register() -> Shard {
 /// Counts one finished task on the calling thread.
 #[inline]
 pub fn task_done() {
+    MINE.with(|shard| count(&shard.done));
+}
+
+/// Counts task `id` finished on the calling thread and adds it to the
+/// [`fingerprint`], so that a run can check each id ran exactly once.
+#[inline]
+pub fn task_done_as(id: u64) {
     MINE.with(|shard| {
-        // Single writer: no other thread stores to this counter. Release
-        // publishes the task's effects to a waiter that reads it (Acquire).
-        shard.store(shard.load(Ordering::Relaxed) + 1, Ordering::Release);
+        let ids = &shard.ids;
+        // Published by the Release store of `count` below.
+        ids.store(
+            ids.load(Ordering::Relaxed).wrapping_add(mix(id)),
+            Ordering::Relaxed,
+        );
+        count(&shard.done);
     });
+}
+
+#[inline]
+fn count(done: &AtomicU64) {
+    // Single writer: no other thread stores to this counter. Release
+    // publishes the task's effects to a waiter that reads it (Acquire).
+    done.store(done.load(Ordering::Relaxed) + 1, Ordering::Release);
 }
 
 /// Tasks finished so far, by every thread.
@@ -60,8 +88,36 @@ pub fn total() -> u64 {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .iter()
-        .map(|shard| shard.load(Ordering::Acquire))
+        .map(|shard| shard.done.load(Ordering::Acquire))
         .sum()
+}
+
+/// The fingerprint of every id counted so far by [`task_done_as`]: the
+/// wrapping sum of each id mixed by splitmix64's finaliser. Read it after
+/// [`total`] (Acquire) showed the tasks done.
+pub fn fingerprint() -> u64 {
+    SHARDS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .iter()
+        .fold(0, |sum, shard| {
+            sum.wrapping_add(shard.ids.load(Ordering::Relaxed))
+        })
+}
+
+/// The fingerprint that the ids `ids` add when each runs exactly once.
+pub fn fingerprint_of(ids: std::ops::Range<u64>) -> u64 {
+    ids.fold(0, |sum, id| sum.wrapping_add(mix(id)))
+}
+
+/// splitmix64's finaliser: a bijection, so that a lost task and a repeated
+/// one never cancel out in the sum.
+#[inline]
+fn mix(id: u64) -> u64 {
+    let mut z = id.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Sleeps until [`total`] reaches `target`. Returns the instant it saw it.
@@ -91,6 +147,17 @@ pub fn wait_until(target: u64) -> Instant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fingerprint_catches_a_lost_and_a_repeated_id() {
+        let before = fingerprint();
+        std::thread::spawn(|| (100..200).for_each(task_done_as))
+            .join()
+            .unwrap();
+        assert_eq!(fingerprint().wrapping_sub(before), fingerprint_of(100..200));
+        let lost_one_ran_twice = fingerprint_of(100..199).wrapping_add(mix(150));
+        assert_ne!(lost_one_ran_twice, fingerprint_of(100..200));
+    }
 
     #[test]
     fn counts_from_every_thread() {

@@ -26,6 +26,9 @@ fn compare_runs_every_scenario_on_every_contender() {
         "external",
         "nested",
         "fan-out",
+        "producers: one outside thread per worker",
+        "producers: one outside thread alone",
+        "producers: throughput kept",
         "wake latency p50",
         "wake latency p99",
         "idle",
@@ -89,6 +92,53 @@ fn compare_runs_the_fork_join_group_alone_or_one_of_it() {
         "{only_fib}"
     );
     assert!(!only_fib.contains("tree sum"), "{only_fib}");
+}
+
+#[test]
+fn compare_sweeps_thread_counts_and_shows_the_throughput_kept() {
+    let output = Command::new(env!("CARGO_BIN_EXE_compare"))
+        .args(["--smoke", "--sweep", "1,2", "external", "producers", "fib"])
+        .output()
+        .expect("run the compare binary");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    for threads in [1, 2] {
+        let header = format!("dreadpool comparison: {threads} threads");
+        assert!(stdout.contains(&header), "no run at {threads}:\n{stdout}");
+    }
+    let (_, scaling) = stdout
+        .split_once("scaling (--sweep)")
+        .unwrap_or_else(|| panic!("no scaling table:\n{stdout}"));
+    assert!(scaling.contains("| 1 threads | 2 threads | kept, 2 vs 1 threads |"));
+    let lines: Vec<&str> = scaling.lines().filter(|l| l.starts_with("| ")).collect();
+    for (row, who) in [
+        (
+            "| external: ",
+            ["dreadpool", "rayon", "threadpool", "tokio", "seed"].as_slice(),
+        ),
+        (
+            "| producers: one outside thread per worker",
+            &["dreadpool", "tokio", "seed"],
+        ),
+        (
+            "| producers: one outside thread alone",
+            &["rayon", "threadpool"],
+        ),
+        ("| fib(", &["dreadpool", "rayon", "chili"]),
+    ] {
+        for contender in who {
+            let line = lines
+                .iter()
+                .find(|l| l.starts_with(row) && l.contains(&format!(" | {contender} | ")))
+                .unwrap_or_else(|| panic!("no {row} line for {contender}:\n{scaling}"));
+            assert!(line.ends_with("x |"), "no throughput kept: {line}");
+        }
+    }
+    assert!(
+        !scaling.contains("throughput kept, "),
+        "ratios are not swept:\n{scaling}"
+    );
+    assert!(!stdout.contains("problem:"), "{stdout}");
 }
 
 #[test]

@@ -4,10 +4,12 @@ use dreadpool_bench::compare::{self, Invocation};
 
 fn main() {
     match compare::parse_args(std::env::args().skip(1)) {
-        Ok(Invocation::Help) => print!("{}", compare::USAGE),
         Ok(Invocation::Compare(options)) => {
             let results = compare::run(&options);
             print!("{}", compare::render(&results));
+        }
+        Ok(Invocation::Sweep { options, counts }) => {
+            print!("{}", compare::sweep(&options, &counts).render());
         }
         Ok(Invocation::Child {
             kind,
@@ -15,20 +17,18 @@ fn main() {
             threads,
             sizes,
             backlog,
-        }) => match compare::run_child(&kind, contender, threads, sizes, backlog) {
+        }) => match compare::run_child(kind, contender, threads, sizes, backlog) {
             Ok(figure) => {
                 println!("RESULT {figure}");
                 // The pool may be blocked on purpose (memory): do not wait.
                 std::process::exit(0);
             }
             Err(error) => {
-                eprintln!("compare --child {kind}: {error}");
+                eprintln!("compare --child {}: {error}", kind.name());
                 std::process::exit(1);
             }
         },
-        Err(error) => {
-            eprintln!("compare: {error}\n\n{}", compare::USAGE);
-            std::process::exit(2);
-        }
+        // The help (status 0) or a mistake on the command line (status 2).
+        Err(error) => error.exit(),
     }
 }
