@@ -197,3 +197,61 @@ fn compare_reports_the_recorders_cost_from_its_paired_blocks() {
         assert!(!row.contains("MISS") && !row.contains("PASS"), "{row}");
     }
 }
+
+/// The structural counts add up: on one worker nobody steals or wakes a
+/// peer, the global pulls carry the outside spawns (all but the few handed
+/// to a sleeping worker), and no recorded event is lost.
+#[cfg(all(feature = "metrics", feature = "recorder"))]
+#[test]
+fn structure_counts_wakes_polls_and_batches() {
+    let output = Command::new(env!("CARGO_BIN_EXE_structure"))
+        .args(["--threads", "1,2", "--tasks", "5000", "--reps", "2"])
+        .output()
+        .expect("structure runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|line| {
+            line.starts_with("| external")
+                || line.starts_with("| fanout")
+                || line.starts_with("| producers")
+        })
+        .map(|line| line.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 6, "{text}");
+    let number = |cell: &str| {
+        cell.parse::<f64>()
+            .unwrap_or_else(|_| panic!("{cell:?} in {text}"))
+    };
+    for row in &rows {
+        let (scenario, workers) = (row[0], row[1]);
+        assert_eq!(row[11], "0", "lost events: {text}");
+        if workers == "1" {
+            assert_eq!(
+                number(row[4]),
+                0.0,
+                "{scenario}: one worker woke a peer: {text}"
+            );
+            assert_eq!(number(row[9]), 0.0, "{scenario}: one worker stole: {text}");
+        }
+        if scenario != "fanout" {
+            // Tasks that came through the global queue, per 1,000 spawned
+            // (the rest were handed to a sleeper, each with a wake). A pull
+            // is recorded as its queue's growth, which a thief stealing
+            // meanwhile makes smaller: exact on one worker (but for the
+            // table's rounding), a lower bound on more.
+            let pulled = number(row[7]) * number(row[8]);
+            let handed_over = number(row[3]);
+            let least = if workers == "1" { 995.0 } else { 900.0 };
+            assert!(
+                pulled <= 1005.0,
+                "{scenario}: pulled more than spawned: {text}"
+            );
+            assert!(
+                pulled + handed_over >= least,
+                "{scenario}: tasks missing from the pulls: {text}"
+            );
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The structural costs that decide how dreadpool behaves on many cores,
+//! counted rather than timed, at several worker counts (issue 26): who wakes
+//! whom, how often the global queue and peers' deques are polled, and how
+//! large the stolen and pulled batches are. Counts, unlike times, mean the
+//! same on a 2-CPU host as on a 16-core one, which is what lets a model
+//! carry them from one to the other (`BENCHMARKS.md`, "Sixteen cores").
+//!
+//! ```text
+//! structure [--threads 2,4,8,16] [--tasks N] [--reps R] [SCENARIO...]
+//! ```
+//!
+//! SCENARIO is `external` (one outside thread spawns N tiny tasks), `fanout`
+//! (one task spawns N), or `producers` (one outside thread per worker, N in
+//! all, released together); default: all three. Each runs R times (default
+//! 10, N 100,000 by default: an outside thread's ring keeps 4,096 events,
+//! and its wakes must fit) per worker count, each on a fresh pool with the `metrics` counters and the flight recorder
+//! at its `Scheduler` level (wakes are recorded on the waker's track, so a
+//! recording tells the spawner's wakes from the workers'), and prints one
+//! Markdown row per worker count (the R runs' counts added up, the median
+//! time), per 1,000 tasks:
+//!
+//! - *spawner wakes*: workers woken by a spawning thread outside the pool
+//!   (for `fanout`, the spawning task's own worker);
+//! - *worker wakes*: workers woken by other workers (a searcher that found
+//!   work waking the next, a thief waking a fork's owner);
+//! - *sleeps*, *no-op wakes* (woken, found nothing);
+//! - *global pulls* (batches taken from the global queue) and the tasks per
+//!   pull; *steal attempts* (a poll of a peer's deque) and tasks per stolen
+//!   batch.
+//!
+//! Needs `--features metrics,recorder`.
+
+use dreadpool::{EventKind, RecordLevel, Recording, ThreadPool, ThreadPoolBuilder, Track};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Instant;
+
+/// What the tiny tasks read.
+static WORD: AtomicU64 = AtomicU64::new(1);
+
+fn tiny() {
+    black_box(WORD.load(Ordering::Relaxed));
+}
+
+/// Events each ring keeps: enough for a million tasks' scheduler events on
+/// any worker (the run reports it if some were lost anyway).
+const RING_EVENTS: usize = 1 << 19;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scenario {
+    External,
+    Fanout,
+    Producers,
+}
+
+impl Scenario {
+    const ALL: [Scenario; 3] = [Scenario::External, Scenario::Fanout, Scenario::Producers];
+
+    fn name(self) -> &'static str {
+        match self {
+            Scenario::External => "external",
+            Scenario::Fanout => "fanout",
+            Scenario::Producers => "producers",
+        }
+    }
+
+    fn parse(name: &str) -> Result<Scenario, String> {
+        Scenario::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| format!("unknown scenario {name:?} (external, fanout, producers)"))
+    }
+
+    /// Spawns `tasks` tiny tasks into `pool` this scenario's way and waits
+    /// until they ran.
+    fn run(self, pool: &Arc<ThreadPool>, tasks: u64) {
+        match self {
+            Scenario::External => {
+                for _ in 0..tasks {
+                    pool.spawn(tiny);
+                }
+            }
+            Scenario::Fanout => {
+                let inner = Arc::clone(pool);
+                pool.spawn(move || {
+                    for _ in 0..tasks {
+                        inner.spawn(tiny);
+                    }
+                });
+            }
+            Scenario::Producers => {
+                let producers = pool.threads() as u64;
+                let start = Arc::new(Barrier::new(producers as usize));
+                let threads: Vec<_> = (0..producers)
+                    .map(|p| {
+                        let pool = Arc::clone(pool);
+                        let start = Arc::clone(&start);
+                        // The first producers take one more when N does not divide.
+                        let share = tasks / producers + u64::from(p < tasks % producers);
+                        std::thread::spawn(move || {
+                            start.wait();
+                            for _ in 0..share {
+                                pool.spawn(tiny);
+                            }
+                        })
+                    })
+                    .collect();
+                for thread in threads {
+                    thread.join().expect("a producer panicked");
+                }
+            }
+        }
+        pool.join();
+    }
+}
+
+/// What one run counted.
+struct Counts {
+    ns_per_task: f64,
+    spawner_wakes: u64,
+    worker_wakes: u64,
+    sleeps: u64,
+    noop_wakes: u64,
+    global_pulls: u64,
+    pulled: u64,
+    steal_attempts: u64,
+    steals: u64,
+    stolen: u64,
+    lost_events: u64,
+}
+
+fn measure(scenario: Scenario, threads: usize, tasks: u64) -> Counts {
+    let pool = Arc::new(
+        ThreadPoolBuilder::new()
+            .with_threads(threads)
+            .with_record_level(RecordLevel::Scheduler)
+            .with_record_capacity(RING_EVENTS)
+            .build(),
+    );
+    // Every worker started and idle before the clock starts.
+    pool.join();
+    let started = Instant::now();
+    scenario.run(&pool, tasks);
+    let took = started.elapsed();
+    let metrics = pool.metrics();
+    let recording = pool.recording();
+    let mut counts = Counts {
+        ns_per_task: took.as_nanos() as f64 / tasks as f64,
+        spawner_wakes: 0,
+        worker_wakes: 0,
+        sleeps: 0,
+        noop_wakes: 0,
+        global_pulls: 0,
+        pulled: 0,
+        steal_attempts: 0,
+        steals: 0,
+        stolen: 0,
+        lost_events: recording.lost_events(),
+    };
+    for worker in &metrics.workers {
+        counts.sleeps += worker.sleeps;
+        counts.noop_wakes += worker.noop_wakeups;
+        counts.steal_attempts += worker.steals_attempted;
+        counts.steals += worker.steals_succeeded;
+        counts.stolen += worker.tasks_stolen;
+    }
+    count_events(&recording, scenario, &mut counts);
+    counts
+}
+
+/// The recording's wakes by waker, and its global pulls.
+fn count_events(recording: &Recording, scenario: Scenario, counts: &mut Counts) {
+    // In the fan-out the spawner is the worker running the spawning task:
+    // the worker that woke most is taken to be it.
+    let mut wakes_by_worker = vec![0u64; recording.worker_names().len()];
+    for event in recording.events() {
+        match (event.kind, event.track) {
+            (EventKind::Unpark { .. }, Track::Outside(_)) => counts.spawner_wakes += 1,
+            (EventKind::Unpark { .. }, Track::Worker(w)) => wakes_by_worker[w] += 1,
+            (EventKind::GlobalPull { batch, .. }, _) => {
+                counts.global_pulls += 1;
+                counts.pulled += u64::from(batch);
+            }
+            _ => {}
+        }
+    }
+    let all: u64 = wakes_by_worker.iter().sum();
+    if scenario == Scenario::Fanout {
+        let spawner = wakes_by_worker.iter().copied().max().unwrap_or(0);
+        counts.spawner_wakes += spawner;
+        counts.worker_wakes = all - spawner;
+    } else {
+        counts.worker_wakes = all;
+    }
+}
+
+fn per_thousand(count: u64, tasks: u64) -> String {
+    format!("{:.2}", count as f64 * 1000.0 / tasks as f64)
+}
+
+fn ratio(a: u64, b: u64) -> String {
+    if b == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.2}", a as f64 / b as f64)
+    }
+}
+
+struct Options {
+    threads: Vec<usize>,
+    tasks: u64,
+    reps: u32,
+    scenarios: Vec<Scenario>,
+}
+
+impl Counts {
+    /// Adds `other`'s counts to these (the time is handled by the caller).
+    fn add(&mut self, other: &Counts) {
+        self.spawner_wakes += other.spawner_wakes;
+        self.worker_wakes += other.worker_wakes;
+        self.sleeps += other.sleeps;
+        self.noop_wakes += other.noop_wakes;
+        self.global_pulls += other.global_pulls;
+        self.pulled += other.pulled;
+        self.steal_attempts += other.steal_attempts;
+        self.steals += other.steals;
+        self.stolen += other.stolen;
+        self.lost_events += other.lost_events;
+    }
+}
+
+/// `reps` runs of `scenario` on `threads` workers: their counts added up,
+/// and the median time.
+fn measure_reps(scenario: Scenario, threads: usize, tasks: u64, reps: u32) -> Counts {
+    let mut times = Vec::new();
+    let mut total = measure(scenario, threads, tasks);
+    times.push(total.ns_per_task);
+    for _ in 1..reps {
+        let run = measure(scenario, threads, tasks);
+        times.push(run.ns_per_task);
+        total.add(&run);
+    }
+    times.sort_by(f64::total_cmp);
+    total.ns_per_task = times[times.len() / 2];
+    total
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options {
+        threads: vec![2, 4, 8, 16],
+        tasks: 100_000,
+        reps: 10,
+        scenarios: Vec::new(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--threads" => {
+                let list = args.next().ok_or("--threads needs a list, e.g. 2,4,8,16")?;
+                options.threads = list
+                    .split(',')
+                    .map(|n| match n.trim().parse::<usize>() {
+                        Ok(n) if n > 0 => Ok(n),
+                        _ => Err(format!("--threads: {n:?} is not a positive count")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--tasks" => {
+                let n = args.next().ok_or("--tasks needs a count")?;
+                options.tasks = match n.parse::<u64>() {
+                    Ok(n) if n > 0 => n,
+                    _ => return Err(format!("--tasks: {n:?} is not a positive count")),
+                };
+            }
+            "--reps" => {
+                let n = args.next().ok_or("--reps needs a count")?;
+                options.reps = match n.parse::<u32>() {
+                    Ok(n) if n > 0 => n,
+                    _ => return Err(format!("--reps: {n:?} is not a positive count")),
+                };
+            }
+            "-h" | "--help" => {
+                return Err(
+                    "usage: structure [--threads 2,4,8,16] [--tasks N] [--reps R] [external|fanout|producers ...]"
+                        .to_string(),
+                )
+            }
+            name => options.scenarios.push(Scenario::parse(name)?),
+        }
+    }
+    if options.scenarios.is_empty() {
+        options.scenarios = Scenario::ALL.to_vec();
+    }
+    Ok(options)
+}
+
+fn main() {
+    let options = match parse_args() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(2);
+        }
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "structure: {} runs of {} tasks each, on {cpus} CPUs; per 1,000 tasks unless a ratio\n",
+        options.reps, options.tasks
+    );
+    println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for &scenario in &options.scenarios {
+        for &threads in &options.threads {
+            let c = measure_reps(scenario, threads, options.tasks, options.reps);
+            let t = options.tasks * u64::from(options.reps);
+            println!(
+                "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                scenario.name(),
+                c.ns_per_task,
+                per_thousand(c.spawner_wakes, t),
+                per_thousand(c.worker_wakes, t),
+                per_thousand(c.sleeps, t),
+                per_thousand(c.noop_wakes, t),
+                per_thousand(c.global_pulls, t),
+                ratio(c.pulled, c.global_pulls),
+                per_thousand(c.steal_attempts, t),
+                ratio(c.stolen, c.steals),
+                c.lost_events,
+            );
+        }
+    }
+}
