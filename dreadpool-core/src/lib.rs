@@ -182,8 +182,8 @@ pub use pool::ThreadPool;
 pub use recorder::DEFAULT_RECORD_CAPACITY;
 #[cfg(feature = "recorder")]
 pub use recorder::{
-    EventKind, RecordLevel, RecordTrigger, RecordedEvent, Recording, SpawnQueue, Track,
-    WorkerActivity,
+    CauseTotal, EventKind, ExplainError, Explanation, RecordLevel, RecordTrigger, RecordedEvent,
+    Recording, SpawnQueue, TaskWait, Track, WaitCause, WorkerActivity,
 };
 pub use scope::Scope;
 pub use task_handle::TaskHandle;

@@ -6,7 +6,7 @@
 
 use dreadpool_core::{
     EventKind, RecordLevel, RecordedEvent, Recording, SpawnQueue, ThreadPool, ThreadPoolBuilder,
-    Track, WorkerActivity,
+    Track, WaitCause, WorkerActivity,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -775,4 +775,48 @@ fn a_stolen_fork_is_a_flow_from_its_sharing_to_its_run() {
             .any(|f| f["id"] == s["id"] && f["tid"] != s["tid"])),
         "no flow between two workers: {starts:?} {finishes:?}"
     );
+}
+
+/// `Recording::explain` on a real pool: a task spawned by a task that then
+/// runs on (its worker is the pool's only one) waits behind that task, and
+/// the explanation says so, naming the worker and the long task.
+#[test]
+fn explain_finds_a_task_waiting_behind_the_task_that_spawned_it() {
+    let pool = pool(1, RecordLevel::Tasks);
+    let (spawned_tx, spawned_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let child_ran = Arc::new(AtomicBool::new(false));
+    let ran = Arc::clone(&child_ran);
+    let handle = pool.handle();
+    pool.spawn(move || {
+        handle.spawn(move || ran.store(true, Ordering::SeqCst));
+        spawned_tx.send(()).expect("the test waits");
+        // The parent runs on until the test lets it go: the child, queued
+        // on the same worker, waits for all of it.
+        go_rx.recv().expect("the test sends");
+    });
+    spawned_rx.recv().expect("the parent spawned");
+    go_tx.send(()).expect("the parent waits");
+    pool.join();
+    assert!(child_ran.load(Ordering::SeqCst));
+    let explanation = pool.recording().explain(10).expect("Tasks level");
+    assert_eq!(explanation.tasks, 2, "both spawns linked to their runs");
+    // The child is the one spawned on the worker (the parent came from
+    // this thread).
+    let child = explanation
+        .worst
+        .iter()
+        .find(|wait| wait.spawned_on == Track::Worker(0))
+        .expect("the child's wait is explained");
+    match child.cause {
+        WaitCause::BehindLongTask {
+            worker: 0,
+            task: Some(_),
+            task_ns,
+            ..
+        } => assert!(task_ns * 2 >= child.delay_ns(), "{child:?}"),
+        other => panic!("expected the child behind its parent, got {other:?} ({child:?})"),
+    }
+    let counted: usize = explanation.by_cause.iter().map(|c| c.waits).sum();
+    assert_eq!(counted, 2);
 }

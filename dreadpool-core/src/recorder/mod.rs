@@ -68,6 +68,8 @@ mod clock;
 #[cfg(feature = "recorder")]
 mod event;
 #[cfg(feature = "recorder")]
+mod explain;
+#[cfg(feature = "recorder")]
 mod level;
 #[cfg(feature = "recorder")]
 mod perfetto;
@@ -80,6 +82,8 @@ mod task_ids;
 #[cfg(feature = "recorder")]
 mod trigger;
 
+#[cfg(feature = "recorder")]
+pub use explain::{CauseTotal, ExplainError, Explanation, TaskWait, WaitCause};
 #[cfg(feature = "recorder")]
 pub use level::RecordLevel;
 #[cfg(feature = "recorder")]
