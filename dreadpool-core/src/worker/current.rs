@@ -13,7 +13,8 @@ use std::rc::Rc;
 /// What [`CURRENT`] holds: the worker running on this thread, if any.
 ///
 /// Its drop (when the thread's locals are destroyed with a worker still in
-/// it, as after a panic out of the worker loop) clears [`CURRENT_PTR`]
+/// it, as after a panic out of the worker loop) clears [`CURRENT_PTR`] and
+/// the sinks' note of the thread's seat (`WorkerProbe::leave_thread`)
 /// first, so that no destructor running later finds a dangling pointer
 /// there.
 struct CurrentWorker(RefCell<Option<Rc<WorkerThread>>>);
@@ -54,7 +55,8 @@ thread_local! {
     static CURRENT_PTR: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
 }
 
-/// Makes `worker` (or nobody) this thread's current worker.
+/// Makes `worker` (or nobody) this thread's current worker, and tells the
+/// sinks which seat the thread runs (`WorkerProbe::enter_thread`).
 pub(super) fn set_current(worker: Option<Rc<WorkerThread>>) {
     #[cfg(not(loom))]
     CURRENT_PTR.with(|ptr| ptr.set(worker.as_ref().map_or(std::ptr::null(), Rc::as_ptr)));

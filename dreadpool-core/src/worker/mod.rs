@@ -14,8 +14,8 @@
 //! `lifecycle.rs` (a thread's start, respawn and exit), `run_loop.rs` (the
 //! states of the loop), `find.rs` (where the next task comes from),
 //! `execute.rs` (running one task), `idle.rs` (going to sleep), `wait.rs`
-//! (waiting inside a task), `spawn.rs` (a spawn from a worker's own task).
-//! The fork-sharing policy is `fork_join/sharing.rs`'s.
+//! (waiting inside a task). A spawn into the worker's own queue is decided
+//! in `spawn/`; the fork-sharing policy is `fork_join/sharing.rs`'s.
 
 mod current;
 mod execute;
