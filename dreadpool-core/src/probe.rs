@@ -5,9 +5,9 @@
 //! The worker loop says what happened (`probe.sleeping()`), never which
 //! sink wants to know: each sink keeps its own meaning of the event (the
 //! counters close a busy stretch where the recorder writes a state change).
-//! Every method is `#[inline(always)]` and forwards to the sinks' methods of
-//! the same name, which are empty with their feature off, so that with every
-//! feature off a probe call compiles to nothing.
+//! Every event's method is `#[inline(always)]` and forwards to the sinks'
+//! methods of the same name, which are empty with their feature off, so that
+//! with every feature off a probe call compiles to nothing.
 
 use crate::metrics::WorkerCounters;
 use crate::recorder::{FlightRecorder, WorkerTrack};

@@ -1,4 +1,4 @@
-//! The empty recorder, compiled without the `metrics` feature: the same
+//! The empty counters, compiled without the `metrics` feature: the same
 //! signatures as `enabled.rs`, every body empty, so call sites need no `cfg`
 //! and the optimiser removes them entirely.
 

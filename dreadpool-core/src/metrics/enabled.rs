@@ -1,4 +1,4 @@
-//! The real recorder, compiled with the `metrics` feature.
+//! The real counters, compiled with the `metrics` feature.
 //!
 //! Every counter has a single writer, the worker that owns the block, so an
 //! increment is a plain `Relaxed` load and store: no locked read-modify-write
