@@ -1,7 +1,7 @@
 //! Command-line flags.
 
 use crate::pattern::{Pattern, DEFAULT_RATE};
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -12,8 +12,18 @@ pub const MAX_RATE: u64 = 1_000_000;
 /// sleeps and wakeups, respawns, latency. By default it runs a demo pool
 /// under a built-in load; `--attach` shows another process's pools.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "dreadpool-top", version, about, long_about = None)]
+#[command(
+    name = "dreadpool-top",
+    version,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// Instead of the dashboard, one of these.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Worker threads of the demo pool.
     #[arg(short, long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
@@ -62,6 +72,37 @@ pub struct Cli {
     /// Where the `r` key saves recordings (default: the current directory).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub record_dir: PathBuf,
+}
+
+/// What `dreadpool-top` can do besides the dashboard.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Explains an attached host's longest waits, each with its cause.
+    ///
+    /// Records the host's pool now, then lists its longest schedule delays
+    /// (spawn to start), each with its cause, and the waits by cause. The
+    /// host's pool must record at `RecordLevel::Tasks`.
+    Explain(ExplainArgs),
+}
+
+/// `dreadpool-top explain`'s flags.
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// The host's exporter: a Unix socket path, or HOST:PORT.
+    #[arg(long, value_name = "ADDR")]
+    pub attach: String,
+
+    /// Which of the host's pools (its index in the exporter's list).
+    #[arg(long, default_value_t = 0)]
+    pub pool: usize,
+
+    /// How many of the longest waits to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Parses `500`, `500ms`, `1.5s` or `2m`; a bare number is in `bare` units.

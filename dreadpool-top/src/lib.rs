@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod cpu;
+pub mod explain;
 #[doc(hidden)]
 pub mod fixture;
 pub mod headless;

@@ -3,11 +3,11 @@
 
 use clap::Parser;
 use dreadpool_core::RecordLevel;
-use dreadpool_top::cli::Cli;
+use dreadpool_top::cli::{Cli, Command};
 use dreadpool_top::cpu::CpuMeter;
 use dreadpool_top::source::{self, Attached, Demo, DemoRecorder, Source};
 use dreadpool_top::state::{App, Link, Mode};
-use dreadpool_top::{headless, input, term, view};
+use dreadpool_top::{explain, headless, input, term, view};
 use ratatui::crossterm::event;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -29,6 +29,15 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if let Some(Command::Explain(args)) = &cli.command {
+        let explained = explain::attached(&args.attach, args.pool, args.top)?;
+        if args.json {
+            println!("{}", explain::render_json(&explained));
+        } else {
+            print!("{}", explain::render_text(&explained));
+        }
+        return Ok(());
+    }
     term::install_panic_hook(source::is_demo_panic);
     let (source, mode) = match &cli.attach {
         Some(addr) => (

@@ -239,3 +239,81 @@ fn headless_attach_record_pulls_every_pool_from_the_host() {
     assert!(trace_events(&trace).len() >= 500);
     assert!(trace_events(&scratch.path("host.batch.json")).len() >= 500);
 }
+
+/// `explain --attach`: a host whose one-worker pool ran a task that spawned
+/// a child and then ran on; the child's wait is explained as queued behind
+/// that task, in JSON and in text.
+#[test]
+fn explain_attach_says_why_the_hosts_tasks_waited() {
+    use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
+    use std::sync::mpsc;
+    let scratch = Scratch::new("explain");
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_thread_name("api")
+        .with_record_level(RecordLevel::Tasks)
+        .build();
+    let (spawned_tx, spawned_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let handle = pool.handle();
+    pool.spawn(move || {
+        handle.spawn(|| std::hint::black_box(()));
+        spawned_tx.send(()).unwrap();
+        go_rx.recv().unwrap();
+    });
+    spawned_rx.recv().unwrap();
+    go_tx.send(()).unwrap();
+    pool.join();
+    let socket = scratch.path("host.sock");
+    let _exporter = dreadpool_metrics::Exporter::bind(&pool, socket.to_str().unwrap()).unwrap();
+
+    let out = run(&["explain", "--attach", socket.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["pool"], "api");
+    assert_eq!(json["tasks"], 2, "{json}");
+    let child = json["worst"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["spawned_on"] == "worker 0")
+        .unwrap_or_else(|| panic!("the child's wait: {json}"));
+    assert_eq!(child["cause"]["name"], "behind a long task", "{json}");
+    assert_eq!(child["cause"]["worker"], 0);
+
+    let out = run(&["explain", "--attach", socket.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("pool api: 2 tasks"), "{text}");
+    assert!(text.contains("queued behind"), "{text}");
+    assert!(text.contains("waits by cause:"), "{text}");
+}
+
+/// A host recording below `Tasks` level cannot be explained: the message
+/// says which level is needed and how to set it.
+#[test]
+fn explain_refuses_a_scheduler_level_host_with_the_reason() {
+    use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
+    let scratch = Scratch::new("explain-level");
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_record_level(RecordLevel::Scheduler)
+        .build();
+    pool.spawn(|| ());
+    pool.join();
+    let socket = scratch.path("host.sock");
+    let _exporter = dreadpool_metrics::Exporter::bind(&pool, socket.to_str().unwrap()).unwrap();
+    let out = run(&["explain", "--attach", socket.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let message = stderr(&out);
+    assert!(message.contains("RecordLevel::Tasks"), "{message}");
+    assert!(message.contains("set_record_level"), "{message}");
+}
+
+/// `explain` takes none of the dashboard's flags.
+#[test]
+fn explain_rejects_the_dashboards_flags() {
+    let out = run(&["--threads", "2", "explain", "--attach", "/nonexistent.sock"]);
+    assert!(!out.status.success());
+    assert!(!stderr(&out).is_empty());
+}

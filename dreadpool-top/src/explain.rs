@@ -1,0 +1,191 @@
+//! `dreadpool-top explain --attach ADDR`: records an attached host's pool
+//! now and says why its tasks waited (`Recording::explain`), as a table for
+//! people or JSON for scripts.
+
+use dreadpool_core::{Explanation, RecordLevel, Recording, SpawnQueue, Track, WaitCause};
+use dreadpool_metrics::{Client, RecordingRequest};
+use std::fmt::Write as _;
+
+/// What an explanation is about: the pool, and what the recording held.
+pub struct Explained {
+    /// The pool's name.
+    pub pool: String,
+    /// The recording's level.
+    pub level: RecordLevel,
+    /// Events the host's reply left out (its event limit).
+    pub omitted: u64,
+    /// The explanation.
+    pub explanation: Explanation,
+}
+
+/// Takes a recording of pool `pool` (its index in the host's hello) from
+/// the exporter at `addr`, and explains its `top` longest waits.
+///
+/// # Errors
+///
+/// A message for a host that cannot be reached, has no such pool or no
+/// flight recorder, or records below `RecordLevel::Tasks`.
+pub fn attached(addr: &str, pool: usize, top: usize) -> Result<Explained, String> {
+    let mut client = Client::connect(addr).map_err(|e| format!("cannot attach to {addr}: {e}"))?;
+    let reply = client
+        .recording(&RecordingRequest::pool(pool))
+        .map_err(|e| format!("{addr} sent no recording of pool {pool}: {e}"))?;
+    explain(&reply.recording, reply.omitted, top)
+}
+
+/// Explains `recording`'s `top` longest waits.
+///
+/// # Errors
+///
+/// A message saying which level is needed, for a recording below
+/// `RecordLevel::Tasks`.
+pub fn explain(recording: &Recording, omitted: u64, top: usize) -> Result<Explained, String> {
+    let explanation = recording.explain(top).map_err(|e| {
+        format!(
+            "pool {}: {e} (the host sets it with `ThreadPool::set_record_level` or \
+             `ThreadPoolBuilder::with_record_level`)",
+            recording.pool()
+        )
+    })?;
+    Ok(Explained {
+        pool: recording.pool().to_string(),
+        level: recording.level(),
+        omitted,
+        explanation,
+    })
+}
+
+fn track(track: Track) -> String {
+    match track {
+        Track::Worker(w) => format!("worker {w}"),
+        Track::Outside(t) => format!("outside thread {t}"),
+    }
+}
+
+fn queue(queue: SpawnQueue) -> String {
+    match queue {
+        SpawnQueue::Local => "its worker's queue".to_string(),
+        SpawnQueue::Global => "the global queue".to_string(),
+        SpawnQueue::Inbox { worker } => format!("worker {worker}'s inbox"),
+    }
+}
+
+/// A duration for people.
+fn nanos(ns: u64) -> String {
+    let ns = ns as f64;
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} us", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.1} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// The explanation as text: the worst waits with their causes, then the
+/// totals by cause.
+pub fn render_text(explained: &Explained) -> String {
+    let e = &explained.explanation;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "pool {}: {} tasks with both spawn and start in the recording{}",
+        explained.pool,
+        e.tasks,
+        if e.spawns_missing > 0 {
+            format!(
+                " ({} more started whose spawn fell out of the rings)",
+                e.spawns_missing
+            )
+        } else {
+            String::new()
+        }
+    );
+    if explained.omitted > 0 {
+        let _ = writeln!(
+            out,
+            "(the host left out its {} oldest events)",
+            explained.omitted
+        );
+    }
+    let _ = writeln!(out, "\nlongest waits (spawn to start):");
+    for (rank, wait) in e.worst.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{:>3}. task {} waited {}: spawned on {} into {}, ran on worker {}\n     {}",
+            rank + 1,
+            wait.task,
+            nanos(wait.delay_ns()),
+            track(wait.spawned_on),
+            queue(wait.queue),
+            wait.ran_on,
+            wait.cause
+        );
+    }
+    let _ = writeln!(out, "\nwaits by cause:");
+    let _ = writeln!(
+        out,
+        "  {:<22} {:>8} {:>12} {:>12}",
+        "cause", "waits", "total", "p99"
+    );
+    for total in &e.by_cause {
+        let _ = writeln!(
+            out,
+            "  {:<22} {:>8} {:>12} {:>12}",
+            total.cause,
+            total.waits,
+            nanos(total.total_ns),
+            nanos(total.p99_ns)
+        );
+    }
+    out
+}
+
+fn cause_json(cause: &WaitCause) -> serde_json::Value {
+    let mut value = serde_json::json!({ "name": cause.name(), "text": cause.to_string() });
+    let extra = match *cause {
+        WaitCause::PoolAsleep { wake_ns } => serde_json::json!({ "wake_ns": wake_ns }),
+        WaitCause::BehindLongTask {
+            worker,
+            task,
+            task_ns,
+            tasks_ahead,
+        } => serde_json::json!({
+            "worker": worker, "task": task, "task_ns": task_ns, "tasks_ahead": tasks_ahead
+        }),
+        WaitCause::NoProgress { worker, gap_ns } => {
+            serde_json::json!({ "worker": worker, "gap_ns": gap_ns })
+        }
+        WaitCause::GlobalQueueStarved { steals } => serde_json::json!({ "steals": steals }),
+        _ => serde_json::json!({}),
+    };
+    if let (Some(map), serde_json::Value::Object(extra)) = (value.as_object_mut(), extra) {
+        map.extend(extra);
+    }
+    value
+}
+
+/// The explanation as one JSON object, for scripts.
+pub fn render_json(explained: &Explained) -> serde_json::Value {
+    let e = &explained.explanation;
+    serde_json::json!({
+        "pool": explained.pool,
+        "level": format!("{:?}", explained.level),
+        "tasks": e.tasks,
+        "spawns_missing": e.spawns_missing,
+        "omitted_events": explained.omitted,
+        "worst": e.worst.iter().map(|w| serde_json::json!({
+            "task": w.task,
+            "delay_ns": w.delay_ns(),
+            "spawned_on": track(w.spawned_on),
+            "queue": queue(w.queue),
+            "ran_on": w.ran_on,
+            "cause": cause_json(&w.cause),
+        })).collect::<Vec<_>>(),
+        "by_cause": e.by_cause.iter().map(|c| serde_json::json!({
+            "cause": c.cause, "waits": c.waits, "total_ns": c.total_ns, "p99_ns": c.p99_ns,
+        })).collect::<Vec<_>>(),
+    })
+}
