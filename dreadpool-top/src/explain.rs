@@ -155,6 +155,13 @@ fn cause_json(cause: &WaitCause) -> serde_json::Value {
         } => serde_json::json!({
             "worker": worker, "task": task, "task_ns": task_ns, "tasks_ahead": tasks_ahead
         }),
+        WaitCause::BehindNewerTasks {
+            worker,
+            tasks_ahead,
+            busy_ns,
+        } => {
+            serde_json::json!({ "worker": worker, "tasks_ahead": tasks_ahead, "busy_ns": busy_ns })
+        }
         WaitCause::NoProgress { worker, gap_ns } => {
             serde_json::json!({ "worker": worker, "gap_ns": gap_ns })
         }

@@ -8,6 +8,9 @@
 //!    searching; the wait is the wake's (the first wake after the spawn).
 //! 2. **Behind a long task**: the task waited in a worker's queue (a local
 //!    spawn) while that worker ran one task for at least half the wait.
+//!    **Behind newer tasks**: no one task was that long, but the worker
+//!    ran tasks for at least half the wait (a worker runs its own queue
+//!    newest first, so an older task waits behind those spawned after it).
 //! 3. **No progress**: a worker whose queue held the task was running with
 //!    no event at all for at least half the wait, and not inside a task it
 //!    had begun: likely descheduled by the OS, or blocked between tasks.
@@ -47,6 +50,17 @@ pub enum WaitCause {
         /// Tasks that worker started during the wait, before this one.
         tasks_ahead: usize,
     },
+    /// Queued on `worker` while it ran `tasks_ahead` other tasks for
+    /// `busy_ns` in all, none of them long: a worker runs its own queue
+    /// newest first, so an older task waits behind newer ones.
+    BehindNewerTasks {
+        /// The worker whose queue held the task.
+        worker: usize,
+        /// Tasks that worker started during the wait, before this one.
+        tasks_ahead: usize,
+        /// How long it ran tasks during the wait.
+        busy_ns: u64,
+    },
     /// `worker` was running but recorded nothing for `gap_ns`, not inside a
     /// task it had begun: descheduled, or blocked between tasks.
     NoProgress {
@@ -73,6 +87,7 @@ impl WaitCause {
         match self {
             WaitCause::PoolAsleep { .. } => "pool asleep",
             WaitCause::BehindLongTask { .. } => "behind a long task",
+            WaitCause::BehindNewerTasks { .. } => "behind newer tasks",
             WaitCause::NoProgress { .. } => "no progress",
             WaitCause::GlobalQueueStarved { .. } => "global queue starved",
             WaitCause::AllWorkersBusy => "every worker busy",
@@ -96,6 +111,16 @@ impl fmt::Display for WaitCause {
                 f,
                 "queued behind {tasks_ahead} tasks on worker {worker} while it ran one task for {}",
                 Nanos(task_ns)
+            ),
+            WaitCause::BehindNewerTasks {
+                worker,
+                tasks_ahead,
+                busy_ns,
+            } => write!(
+                f,
+                "queued on worker {worker} behind {tasks_ahead} newer tasks (it runs its own queue \
+                 newest first), which kept it busy for {}",
+                Nanos(busy_ns)
             ),
             WaitCause::NoProgress { worker, gap_ns } => write!(
                 f,
@@ -245,6 +270,23 @@ impl WorkerLine {
             }
         }
         best
+    }
+
+    /// How long its tasks ran within `[from, to)`, in all.
+    fn busy_in(&self, from: u64, to: u64) -> u64 {
+        let first = self
+            .runs
+            .partition_point(|&(at, _)| at <= from)
+            .saturating_sub(1);
+        let mut busy = 0;
+        for &(begin, _) in self.runs.get(first..).unwrap_or_default() {
+            if begin >= to {
+                break;
+            }
+            let end = self.run_end_after(begin).unwrap_or(to);
+            busy += end.min(to).saturating_sub(begin.max(from));
+        }
+        busy
     }
 
     /// Task starts within `(from, to)`.
@@ -444,13 +486,9 @@ impl Context<'_> {
         };
         if let Some(worker) = holder {
             if let Some(line) = self.lines.get(worker) {
+                let tasks_ahead = line.runs_in(from, to);
                 if let Some((task, task_ns)) = line.longest_run_in(from, to) {
                     if task_ns * 2 >= delay && delay > 0 {
-                        let tasks_ahead = if worker == wait.ran_on {
-                            line.runs_in(from, to)
-                        } else {
-                            0
-                        };
                         return WaitCause::BehindLongTask {
                             worker,
                             task,
@@ -458,6 +496,14 @@ impl Context<'_> {
                             tasks_ahead,
                         };
                     }
+                }
+                let busy_ns = line.busy_in(from, to);
+                if tasks_ahead > 0 && busy_ns * 2 >= delay && delay > 0 {
+                    return WaitCause::BehindNewerTasks {
+                        worker,
+                        tasks_ahead,
+                        busy_ns,
+                    };
                 }
                 let gap_ns = line.longest_silence_in(from, to);
                 if gap_ns * 2 >= delay && delay > 0 {
@@ -592,6 +638,31 @@ mod tests {
                 task: Some(1),
                 task_ns: 9_999_900,
                 tasks_ahead: 0,
+            }
+        );
+    }
+
+    #[test]
+    fn an_older_task_waits_behind_the_newer_ones_its_worker_runs_first() {
+        use WorkerActivity::*;
+        let mut events = vec![
+            state(0, 0, Running),
+            state(0, 1, Sleeping),
+            run(50, 0, 100),
+            spawn(100, Track::Worker(0), 1, SpawnQueue::Local),
+        ];
+        // Ten newer tasks, a millisecond each, run first on worker 0.
+        for k in 0..10u64 {
+            events.push(run(1_000 + 1_000_000 * k, 0, 10 + k));
+        }
+        events.push(run(10_001_000, 0, 1));
+        let cause = cause_of(&recording(2, events), 1);
+        assert_eq!(
+            cause,
+            WaitCause::BehindNewerTasks {
+                worker: 0,
+                tasks_ahead: 10,
+                busy_ns: 10_000_900,
             }
         );
     }
