@@ -1,7 +1,7 @@
 //! Command-line flags.
 
 use crate::pattern::{Pattern, DEFAULT_RATE};
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -77,20 +77,28 @@ pub struct Cli {
 /// What `dreadpool-top` can do besides the dashboard.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
-    /// Explains an attached host's longest waits, each with its cause.
+    /// Explains a recording's longest waits, each with its cause.
     ///
-    /// Records the host's pool now, then lists its longest schedule delays
+    /// Reads a trace this project wrote (its Chrome JSON form), or records
+    /// an attached host's pool now; then lists the longest schedule delays
     /// (spawn to start), each with its cause, and the waits by cause. The
-    /// host's pool must record at `RecordLevel::Tasks`.
+    /// recording must be at `RecordLevel::Tasks`.
     Explain(ExplainArgs),
 }
 
 /// `dreadpool-top explain`'s flags.
 #[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("recording").required(true).args(["path", "attach"])))]
 pub struct ExplainArgs {
-    /// The host's exporter: a Unix socket path, or HOST:PORT.
+    /// A trace this project wrote, in its Chrome JSON form (a name ending
+    /// in `.json`: `--record`, the `r` key, `write_chrome_json`).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+
+    /// Or the host's exporter, to record now: a Unix socket path, or
+    /// HOST:PORT.
     #[arg(long, value_name = "ADDR")]
-    pub attach: String,
+    pub attach: Option<String>,
 
     /// Which of the host's pools (its index in the exporter's list).
     #[arg(long, default_value_t = 0)]

@@ -20,4 +20,5 @@ pub mod rng;
 pub mod source;
 pub mod state;
 pub mod term;
+pub mod trace_file;
 pub mod view;

@@ -7,7 +7,7 @@ use dreadpool_top::cli::{Cli, Command};
 use dreadpool_top::cpu::CpuMeter;
 use dreadpool_top::source::{self, Attached, Demo, DemoRecorder, Source};
 use dreadpool_top::state::{App, Link, Mode};
-use dreadpool_top::{explain, headless, input, term, view};
+use dreadpool_top::{explain, headless, input, term, trace_file, view};
 use ratatui::crossterm::event;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -30,7 +30,14 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     if let Some(Command::Explain(args)) = &cli.command {
-        let explained = explain::attached(&args.attach, args.pool, args.top)?;
+        let explained = match (&args.path, &args.attach) {
+            (Some(path), _) => {
+                let recording = trace_file::read(path).map_err(|e| e.to_string())?;
+                explain::explain(&recording, 0, args.top)?
+            }
+            (None, Some(addr)) => explain::attached(addr, args.pool, args.top)?,
+            (None, None) => unreachable!("clap requires a path or --attach"),
+        };
         if args.json {
             println!("{}", explain::render_json(&explained));
         } else {

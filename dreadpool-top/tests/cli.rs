@@ -317,3 +317,89 @@ fn explain_rejects_the_dashboards_flags() {
     assert!(!out.status.success());
     assert!(!stderr(&out).is_empty());
 }
+
+/// `explain PATH`: a recording written in its Chrome JSON form reads back
+/// with the same answer as the pool's own `Recording::explain`.
+#[test]
+fn explain_reads_a_chrome_json_trace_back_with_the_same_answer() {
+    use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
+    use std::sync::mpsc;
+    let scratch = Scratch::new("explain-file");
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_thread_name("api")
+        .with_record_level(RecordLevel::Tasks)
+        .build();
+    let (spawned_tx, spawned_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let handle = pool.handle();
+    pool.spawn(move || {
+        for _ in 0..20 {
+            handle.spawn(|| std::hint::black_box(()));
+        }
+        spawned_tx.send(()).unwrap();
+        go_rx.recv().unwrap();
+    });
+    spawned_rx.recv().unwrap();
+    go_tx.send(()).unwrap();
+    for _ in 0..200 {
+        pool.spawn(|| std::hint::black_box(()));
+    }
+    pool.join();
+    let recording = pool.recording();
+    let direct = recording.explain(5).unwrap();
+    let trace = scratch.path("run.json");
+    recording
+        .write_chrome_json(std::fs::File::create(&trace).unwrap())
+        .unwrap();
+
+    let out = run(&["explain", trace.to_str().unwrap(), "--top", "5", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["pool"], "api");
+    assert_eq!(json["tasks"], direct.tasks as u64, "{json}");
+    let read_back: Vec<(u64, String)> = json["worst"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["task"].as_u64().unwrap(),
+                w["cause"]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(u64, String)> = direct
+        .worst
+        .iter()
+        .map(|w| (w.task, w.cause.name().to_string()))
+        .collect();
+    // Times go through microseconds with three decimals: exact to the ns.
+    assert_eq!(read_back, expected);
+}
+
+/// What is not a dreadpool trace in Chrome JSON form is refused, saying
+/// why: a Perfetto (binary) trace, JSON cut short, other JSON.
+#[test]
+fn explain_refuses_what_it_cannot_read_back() {
+    let scratch = Scratch::new("explain-bad");
+    let perfetto = scratch.path("run.perfetto-trace");
+    std::fs::write(&perfetto, [0x0a, 0x05, 0x00, 0x01]).unwrap();
+    let cut = scratch.path("cut.json");
+    std::fs::write(&cut, br#"{"traceEvents":[{"ph":"M","name":"proc"#).unwrap();
+    let other = scratch.path("other.json");
+    std::fs::write(&other, br#"{"traceEvents":[]}"#).unwrap();
+    for (path, expected) in [
+        (&perfetto, "Perfetto"),
+        (&cut, "truncated"),
+        (&other, "not a dreadpool trace"),
+        (&scratch.path("missing.json"), "cannot read"),
+    ] {
+        let out = run(&["explain", path.to_str().unwrap()]);
+        assert!(!out.status.success());
+        let message = stderr(&out);
+        assert!(message.contains(expected), "{path:?}: {message}");
+    }
+    let out = run(&["explain"]);
+    assert!(!out.status.success(), "a path or --attach is required");
+}

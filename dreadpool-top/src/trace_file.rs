@@ -1,0 +1,255 @@
+//! Reading back a trace this project wrote, for `dreadpool-top explain
+//! PATH`: the Chrome JSON form of a recording (`Recording::write_chrome_json`,
+//! `--record FILE.json`, the `r` key with a `.json` name), rebuilt into a
+//! `Recording` with the events the explanation reads (spawns, task runs,
+//! waits and panics, state changes, wakes, steals and global pulls).
+
+use dreadpool_core::{
+    EventKind, RecordLevel, RecordedEvent, Recording, SpawnQueue, Track, WorkerActivity,
+};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Why a file could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceFileError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// A binary file: Perfetto's protobuf form, which is not read back.
+    #[error(
+        "{0} is not JSON (a Perfetto trace?): explain reads the Chrome JSON form; \
+         write the recording with a name ending in .json, or use --attach"
+    )]
+    NotJson(String),
+    /// JSON that does not parse: cut short, or not JSON at all.
+    #[error("{path} is not a whole JSON document (truncated?): {reason}")]
+    Malformed {
+        /// The file.
+        path: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// JSON, but not a trace of a dreadpool recording.
+    #[error("{path} is not a dreadpool trace: {reason}")]
+    NotDreadpool {
+        /// The file.
+        path: String,
+        /// What was missing.
+        reason: &'static str,
+    },
+}
+
+/// Reads the Chrome JSON trace at `path` back into a recording.
+///
+/// # Errors
+///
+/// [`TraceFileError`] for a file that cannot be read, a Perfetto (binary)
+/// trace, JSON cut short, or JSON that is not a dreadpool recording.
+pub fn read(path: &Path) -> Result<Recording, TraceFileError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| TraceFileError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        return Err(TraceFileError::NotJson(shown));
+    }
+    let json: Value = serde_json::from_slice(&bytes).map_err(|e| TraceFileError::Malformed {
+        path: shown.clone(),
+        reason: e.to_string(),
+    })?;
+    parse(&json).map_err(|reason| TraceFileError::NotDreadpool {
+        path: shown,
+        reason,
+    })
+}
+
+/// Which timeline a thread id of the writer is (`chrome_json.rs`'s `tid`):
+/// worker `i`'s task lane is `1 + 2i`, its state lane `2 + 2i`, outside
+/// thread `j` is `1 + 2 * workers + j`.
+#[derive(Clone, Copy)]
+enum Lane {
+    Tasks(usize),
+    State(usize),
+    Outside(usize),
+}
+
+fn lane(tid: u64, workers: usize) -> Option<Lane> {
+    let tid = usize::try_from(tid).ok()?;
+    if tid == 0 {
+        None
+    } else if tid <= 2 * workers {
+        let i = (tid - 1) / 2;
+        Some(if tid % 2 == 1 {
+            Lane::Tasks(i)
+        } else {
+            Lane::State(i)
+        })
+    } else {
+        Some(Lane::Outside(tid - 1 - 2 * workers))
+    }
+}
+
+fn activity(name: &str) -> Option<WorkerActivity> {
+    Some(match name {
+        "running" => WorkerActivity::Running,
+        "searching" => WorkerActivity::Searching,
+        "sleeping" => WorkerActivity::Sleeping,
+        "respawning" => WorkerActivity::Respawning,
+        "stopped" => WorkerActivity::Stopped,
+        _ => return None,
+    })
+}
+
+fn uint(args: &Value, name: &str) -> u64 {
+    args.get(name).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// Microseconds with nanosecond fractions, as the writer puts them.
+fn nanos(ts: &Value) -> Option<u64> {
+    let micros = ts.as_f64()?;
+    (micros >= 0.0).then(|| (micros * 1000.0).round() as u64)
+}
+
+fn parse(json: &Value) -> Result<Recording, &'static str> {
+    let events = json
+        .get("traceEvents")
+        .and_then(Value::as_array)
+        .ok_or("no traceEvents")?;
+    let mut pool = String::new();
+    let mut names: BTreeMap<u64, String> = BTreeMap::new();
+    for event in events {
+        if event.get("ph").and_then(Value::as_str) != Some("M") {
+            continue;
+        }
+        let name = event.pointer("/args/name").and_then(Value::as_str);
+        match (event.get("name").and_then(Value::as_str), name) {
+            (Some("process_name"), Some(name)) => pool = name.to_string(),
+            (Some("thread_name"), Some(name)) => {
+                names.insert(uint(event, "tid"), name.to_string());
+            }
+            _ => {}
+        }
+    }
+    let workers = names.values().filter(|n| n.ends_with(" state")).count();
+    if workers == 0 {
+        return Err("no worker state lanes (thread names ending in \" state\")");
+    }
+    let worker_names: Vec<String> = (0..workers)
+        .map(|i| names.get(&(1 + 2 * i as u64)).cloned().unwrap_or_default())
+        .collect();
+    let outside_names: Vec<String> = names
+        .iter()
+        .filter(|(&tid, _)| tid > 2 * workers as u64)
+        .map(|(_, name)| name.clone())
+        .collect();
+    let mut out = Vec::new();
+    let mut tasks = false;
+    for event in events {
+        let ph = event.get("ph").and_then(Value::as_str).unwrap_or("");
+        if ph != "X" && ph != "i" {
+            continue;
+        }
+        let (Some(name), Some(time_ns)) = (
+            event.get("name").and_then(Value::as_str),
+            event.get("ts").and_then(nanos),
+        ) else {
+            continue;
+        };
+        let Some(lane) = lane(uint(event, "tid"), workers) else {
+            continue;
+        };
+        let args = event.get("args").cloned().unwrap_or(Value::Null);
+        let (track, kind) = match (lane, name) {
+            (Lane::Tasks(_) | Lane::Outside(_), "spawn") => {
+                let track = match lane {
+                    Lane::Outside(j) => Track::Outside(j),
+                    Lane::Tasks(w) | Lane::State(w) => Track::Worker(w),
+                };
+                let queue = match args.get("queue").and_then(Value::as_str) {
+                    Some("local") => SpawnQueue::Local,
+                    Some("inbox") => SpawnQueue::Inbox {
+                        worker: uint(&args, "for_worker") as usize,
+                    },
+                    _ => SpawnQueue::Global,
+                };
+                tasks = true;
+                let task = uint(&args, "task");
+                let within_ns = uint(&args, "within_ns");
+                (
+                    track,
+                    EventKind::Spawn {
+                        task,
+                        queue,
+                        within_ns,
+                    },
+                )
+            }
+            (Lane::Tasks(w), "wait begin") => (Track::Worker(w), EventKind::WaitBegin),
+            (Lane::Tasks(w), "wait end") => (Track::Worker(w), EventKind::WaitEnd),
+            (Lane::Tasks(w), "panic") => (Track::Worker(w), EventKind::Panic { task: None }),
+            (Lane::Tasks(w), _) if ph == "X" && name.starts_with("task") => {
+                let task = args.get("task").and_then(Value::as_u64);
+                tasks |= task.is_some();
+                (Track::Worker(w), EventKind::RunBegin { task })
+            }
+            (Lane::State(w), "global pull") => (
+                Track::Worker(w),
+                EventKind::GlobalPull {
+                    batch: uint(&args, "batch") as u32,
+                    local_depth: uint(&args, "local_depth"),
+                },
+            ),
+            (Lane::State(w), "steal") => (
+                Track::Worker(w),
+                EventKind::Steal {
+                    victim: uint(&args, "victim") as usize,
+                    batch: uint(&args, "batch") as u32,
+                    local_depth: uint(&args, "local_depth"),
+                },
+            ),
+            (Lane::State(w), "wake") => (
+                Track::Worker(w),
+                EventKind::Wake {
+                    handoff: args
+                        .get("handoff")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                },
+            ),
+            (Lane::State(w), name) if ph == "X" => match activity(name) {
+                Some(activity) => (Track::Worker(w), EventKind::State(activity)),
+                None => continue,
+            },
+            _ => continue,
+        };
+        out.push(RecordedEvent {
+            time_ns,
+            track,
+            kind,
+        });
+    }
+    let taken_at_ns = out.iter().map(|e| e.time_ns).max().unwrap_or(0);
+    let level = if tasks {
+        RecordLevel::Tasks
+    } else {
+        RecordLevel::Scheduler
+    };
+    Ok(Recording::from_parts(
+        pool,
+        level,
+        worker_names,
+        outside_names,
+        out,
+        0,
+        taken_at_ns,
+    ))
+}
