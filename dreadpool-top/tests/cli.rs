@@ -403,3 +403,41 @@ fn explain_refuses_what_it_cannot_read_back() {
     let out = run(&["explain"]);
     assert!(!out.status.success(), "a path or --attach is required");
 }
+
+/// `explain` on recordings of the demo's patterns: each explains every
+/// task whose spawn and start it holds, and names a cause for the worst.
+#[test]
+fn explain_answers_for_each_demo_pattern() {
+    let scratch = Scratch::new("explain-demo");
+    for pattern in ["steady", "bursty", "skewed", "fan-out", "mixed"] {
+        let trace = scratch.path(&format!("{pattern}.json"));
+        let out = run(&[
+            "--headless",
+            "--duration",
+            "1",
+            "--threads",
+            "2",
+            "--pattern",
+            pattern,
+            "--rate",
+            "2000",
+            "--record",
+            trace.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{pattern}: {}", stderr(&out));
+        let out = run(&["explain", trace.to_str().unwrap(), "--top", "3", "--json"]);
+        assert!(out.status.success(), "{pattern}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let tasks = json["tasks"].as_u64().unwrap();
+        assert!(tasks > 100, "{pattern}: {json}");
+        let explained: u64 = json["by_cause"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["waits"].as_u64().unwrap())
+            .sum();
+        assert_eq!(explained, tasks, "{pattern}: every wait has a cause entry");
+        let worst = &json["worst"][0]["cause"]["name"];
+        assert!(worst.is_string(), "{pattern}: {json}");
+    }
+}
