@@ -240,16 +240,17 @@ fn headless_attach_record_pulls_every_pool_from_the_host() {
     assert!(trace_events(&scratch.path("host.batch.json")).len() >= 500);
 }
 
-/// `explain --attach`: a host whose one-worker pool ran a task that spawned
-/// a child and then ran on; the child's wait is explained as queued behind
-/// that task, in JSON and in text.
-#[test]
-fn explain_attach_says_why_the_hosts_tasks_waited() {
+/// A pool named `api` of `threads` workers, recording at `Tasks` level,
+/// that ran one task which spawned `children` tasks into its own queue and
+/// then ran on until this thread let it go: each child waited behind it.
+fn pool_with_children_behind_their_parent(
+    threads: usize,
+    children: usize,
+) -> dreadpool_core::ThreadPool {
     use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
     use std::sync::mpsc;
-    let scratch = Scratch::new("explain");
     let pool = ThreadPoolBuilder::new()
-        .with_threads(1)
+        .with_threads(threads)
         .with_thread_name("api")
         .with_record_level(RecordLevel::Tasks)
         .build();
@@ -257,13 +258,25 @@ fn explain_attach_says_why_the_hosts_tasks_waited() {
     let (go_tx, go_rx) = mpsc::channel::<()>();
     let handle = pool.handle();
     pool.spawn(move || {
-        handle.spawn(|| std::hint::black_box(()));
+        for _ in 0..children {
+            handle.spawn(|| std::hint::black_box(()));
+        }
         spawned_tx.send(()).unwrap();
         go_rx.recv().unwrap();
     });
     spawned_rx.recv().unwrap();
     go_tx.send(()).unwrap();
     pool.join();
+    pool
+}
+
+/// `explain --attach`: a host whose one-worker pool ran a task that spawned
+/// a child and then ran on; the child's wait is explained as queued behind
+/// that task, in JSON and in text.
+#[test]
+fn explain_attach_says_why_the_hosts_tasks_waited() {
+    let scratch = Scratch::new("explain");
+    let pool = pool_with_children_behind_their_parent(1, 1);
     let socket = scratch.path("host.sock");
     let _exporter = dreadpool_metrics::Exporter::bind(&pool, socket.to_str().unwrap()).unwrap();
 
@@ -322,26 +335,8 @@ fn explain_rejects_the_dashboards_flags() {
 /// with the same answer as the pool's own `Recording::explain`.
 #[test]
 fn explain_reads_a_chrome_json_trace_back_with_the_same_answer() {
-    use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
-    use std::sync::mpsc;
     let scratch = Scratch::new("explain-file");
-    let pool = ThreadPoolBuilder::new()
-        .with_threads(2)
-        .with_thread_name("api")
-        .with_record_level(RecordLevel::Tasks)
-        .build();
-    let (spawned_tx, spawned_rx) = mpsc::channel();
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let handle = pool.handle();
-    pool.spawn(move || {
-        for _ in 0..20 {
-            handle.spawn(|| std::hint::black_box(()));
-        }
-        spawned_tx.send(()).unwrap();
-        go_rx.recv().unwrap();
-    });
-    spawned_rx.recv().unwrap();
-    go_tx.send(()).unwrap();
+    let pool = pool_with_children_behind_their_parent(2, 20);
     for _ in 0..200 {
         pool.spawn(|| std::hint::black_box(()));
     }

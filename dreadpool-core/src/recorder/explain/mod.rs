@@ -1,0 +1,368 @@
+//! Why tasks waited: a recording's schedule delays (spawn to start), each
+//! with its cause, worst first, and totals by cause ([`Recording::explain`]).
+//!
+//! Every cause is read off the events around one wait, in this order (the
+//! first that fits is the one given):
+//!
+//! 1. **The pool was asleep** at the spawn: no worker running or
+//!    searching; the wait is the wake's (the first wake after the spawn).
+//! 2. **Behind a long task**: the task waited in a worker's queue (a local
+//!    spawn) while that worker ran one task for at least half the wait.
+//!    **Behind newer tasks**: no one task was that long, but the worker
+//!    ran tasks for at least half the wait (a worker runs its own queue
+//!    newest first, so an older task waits behind those spawned after it).
+//! 3. **No progress**: a worker whose queue held the task was running with
+//!    no event at all for at least half the wait, and not inside a task it
+//!    had begun: likely descheduled by the OS, or blocked between tasks.
+//! 4. **Starved in the global queue**: spawned from outside, and while it
+//!    waited the workers stole from one another but pulled nothing from
+//!    the global queue.
+//! 5. **Every worker busy**: every worker was running for the whole wait.
+//!
+//! `causes.rs` applies these rules to one wait, over each worker's timeline
+//! as `worker_line.rs` lays it out.
+//!
+//! Only a recording at [`RecordLevel::Tasks`] links spawns to runs; at
+//! `Scheduler` level there is no task to explain ([`ExplainError`]).
+
+mod causes;
+#[cfg(test)]
+mod tests;
+mod worker_line;
+
+use super::level::RecordLevel;
+use super::recording::{EventKind, Recording, SpawnQueue, Track};
+use causes::Context;
+use std::collections::HashMap;
+use std::fmt;
+use worker_line::WorkerLine;
+
+/// Why a task waited to start. See the module docs for how each is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WaitCause {
+    /// No worker was running or searching when the task was spawned: the
+    /// wait is the pool's wake, `wake_ns` from the first wake after the
+    /// spawn to the task's start.
+    PoolAsleep {
+        /// From the first wake after the spawn to the task's start.
+        wake_ns: u64,
+    },
+    /// Queued on `worker` while it ran one task for `task_ns`, with
+    /// `tasks_ahead` other tasks started there before this one.
+    BehindLongTask {
+        /// The worker whose queue held the task.
+        worker: usize,
+        /// The long task's identity, if the recording has its start.
+        task: Option<u64>,
+        /// How long that task ran during the wait.
+        task_ns: u64,
+        /// Tasks that worker started during the wait, before this one.
+        tasks_ahead: usize,
+    },
+    /// Queued on `worker` while it ran `tasks_ahead` other tasks for
+    /// `busy_ns` in all, none of them long: a worker runs its own queue
+    /// newest first, so an older task waits behind newer ones.
+    BehindNewerTasks {
+        /// The worker whose queue held the task.
+        worker: usize,
+        /// Tasks that worker started during the wait, before this one.
+        tasks_ahead: usize,
+        /// How long it ran tasks during the wait.
+        busy_ns: u64,
+    },
+    /// `worker` was running but recorded nothing for `gap_ns`, not inside a
+    /// task it had begun: descheduled, or blocked between tasks.
+    NoProgress {
+        /// The silent worker.
+        worker: usize,
+        /// The longest silence during the wait.
+        gap_ns: u64,
+    },
+    /// Spawned from outside, and waited in the global queue while workers
+    /// stole `steals` times from one another and pulled nothing from it.
+    GlobalQueueStarved {
+        /// Steals between workers during the wait.
+        steals: usize,
+    },
+    /// Every worker was running for the whole wait.
+    AllWorkersBusy,
+    /// None of the above fits.
+    Unexplained,
+}
+
+impl WaitCause {
+    /// A short name, for tables and JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            WaitCause::PoolAsleep { .. } => "pool asleep",
+            WaitCause::BehindLongTask { .. } => "behind a long task",
+            WaitCause::BehindNewerTasks { .. } => "behind newer tasks",
+            WaitCause::NoProgress { .. } => "no progress",
+            WaitCause::GlobalQueueStarved { .. } => "global queue starved",
+            WaitCause::AllWorkersBusy => "every worker busy",
+            WaitCause::Unexplained => "unexplained",
+        }
+    }
+}
+
+impl fmt::Display for WaitCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            WaitCause::PoolAsleep { wake_ns } => {
+                write!(f, "the pool was asleep: the wake took {}", Nanos(wake_ns))
+            }
+            WaitCause::BehindLongTask {
+                worker,
+                task_ns,
+                tasks_ahead,
+                ..
+            } => write!(
+                f,
+                "queued behind {tasks_ahead} tasks on worker {worker} while it ran one task for {}",
+                Nanos(task_ns)
+            ),
+            WaitCause::BehindNewerTasks {
+                worker,
+                tasks_ahead,
+                busy_ns,
+            } => write!(
+                f,
+                "queued on worker {worker} behind {tasks_ahead} newer tasks (it runs its own queue \
+                 newest first), which kept it busy for {}",
+                Nanos(busy_ns)
+            ),
+            WaitCause::NoProgress { worker, gap_ns } => write!(
+                f,
+                "worker {worker} showed no progress for {} (descheduled, or blocked between tasks)",
+                Nanos(gap_ns)
+            ),
+            WaitCause::GlobalQueueStarved { steals } => write!(
+                f,
+                "waited in the global queue while workers stole from one another ({steals} steals)"
+            ),
+            WaitCause::AllWorkersBusy => write!(f, "every worker was busy"),
+            WaitCause::Unexplained => write!(f, "no cause could be told"),
+        }
+    }
+}
+
+/// One task's wait: its spawn, its start, and why it took as long as it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskWait {
+    /// The task's identity (`EventKind::Spawn::task`).
+    pub task: u64,
+    /// Where it was spawned.
+    pub spawned_on: Track,
+    /// Where it was queued.
+    pub queue: SpawnQueue,
+    /// When it was spawned (the recording's clock).
+    pub spawned_ns: u64,
+    /// The worker that ran it.
+    pub ran_on: usize,
+    /// When it started.
+    pub started_ns: u64,
+    /// Why it waited.
+    pub cause: WaitCause,
+}
+
+impl TaskWait {
+    /// Its schedule delay: from spawn to start.
+    pub fn delay_ns(&self) -> u64 {
+        self.started_ns.saturating_sub(self.spawned_ns)
+    }
+}
+
+/// The waits of one cause, added up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CauseTotal {
+    /// The cause's name ([`WaitCause::name`]).
+    pub cause: &'static str,
+    /// How many waits had it.
+    pub waits: usize,
+    /// Their delays added up.
+    pub total_ns: u64,
+    /// The 99th percentile of their delays.
+    pub p99_ns: u64,
+}
+
+/// What [`Recording::explain`] found.
+#[derive(Debug, Clone)]
+pub struct Explanation {
+    /// The longest waits, longest first, each with its cause.
+    pub worst: Vec<TaskWait>,
+    /// Every explained wait's cause, added up, largest total first.
+    pub by_cause: Vec<CauseTotal>,
+    /// Tasks whose spawn and start are both in the recording.
+    pub tasks: usize,
+    /// Tasks started whose spawn fell out of the rings (their waits are
+    /// unknown).
+    pub spawns_missing: usize,
+}
+
+/// Why a recording cannot be explained.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExplainError {
+    /// The recording was taken below [`RecordLevel::Tasks`]: it has no task
+    /// identities, so no spawn can be linked to its run.
+    #[error(
+        "the recording is at {0:?} level; explaining waits needs RecordLevel::Tasks, \
+         which links each spawn to its run"
+    )]
+    NeedsTasksLevel(RecordLevel),
+}
+
+/// A duration for people: ns, us, ms or s.
+struct Nanos(u64);
+
+impl fmt::Display for Nanos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = self.0 as f64;
+        if ns < 1e3 {
+            write!(f, "{ns:.0} ns")
+        } else if ns < 1e6 {
+            write!(f, "{:.1} us", ns / 1e3)
+        } else if ns < 1e9 {
+            write!(f, "{:.1} ms", ns / 1e6)
+        } else {
+            write!(f, "{:.2} s", ns / 1e9)
+        }
+    }
+}
+
+impl Recording {
+    /// The `top` longest schedule delays in the recording (spawn to start),
+    /// each with its cause, and the totals of every wait by cause.
+    ///
+    /// ```
+    /// use dreadpool::{RecordLevel, ThreadPoolBuilder};
+    ///
+    /// let pool = ThreadPoolBuilder::new()
+    ///     .with_threads(2)
+    ///     .with_record_level(RecordLevel::Tasks)
+    ///     .build();
+    /// for _ in 0..100 {
+    ///     pool.spawn(|| {});
+    /// }
+    /// pool.join();
+    /// let explanation = pool.recording().explain(5)?;
+    /// for wait in &explanation.worst {
+    ///     println!("task {} waited {} ns: {}", wait.task, wait.delay_ns(), wait.cause);
+    /// }
+    /// # Ok::<(), dreadpool::ExplainError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ExplainError::NeedsTasksLevel`] for a recording taken below
+    /// [`RecordLevel::Tasks`].
+    pub fn explain(&self, top: usize) -> Result<Explanation, ExplainError> {
+        if self.level < RecordLevel::Tasks {
+            return Err(ExplainError::NeedsTasksLevel(self.level));
+        }
+        let workers = self.worker_names.len();
+        let mut lines: Vec<WorkerLine> = (0..workers).map(|_| WorkerLine::default()).collect();
+        let mut spawns: HashMap<u64, (u64, Track, SpawnQueue)> = HashMap::new();
+        let mut starts: Vec<(u64, usize, u64)> = Vec::new();
+        let mut wakes: Vec<u64> = Vec::new();
+        let mut steals: Vec<u64> = Vec::new();
+        let mut pulls: Vec<u64> = Vec::new();
+        for event in &self.events {
+            if let Track::Worker(w) = event.track {
+                if let Some(line) = lines.get_mut(w) {
+                    line.times.push(event.time_ns);
+                    match event.kind {
+                        EventKind::State(activity) => {
+                            line.states.push((event.time_ns, activity));
+                            line.boundaries.push((event.time_ns, false));
+                        }
+                        EventKind::RunBegin { task } => {
+                            line.runs.push((event.time_ns, task));
+                            line.boundaries.push((event.time_ns, true));
+                        }
+                        EventKind::RunEnd { .. }
+                        | EventKind::WaitBegin
+                        | EventKind::WaitEnd
+                        | EventKind::Panic { .. }
+                        | EventKind::Respawn => line.boundaries.push((event.time_ns, false)),
+                        _ => {}
+                    }
+                }
+            }
+            match (event.kind, event.track) {
+                (EventKind::Spawn { task, queue, .. }, track) => {
+                    spawns.insert(task, (event.time_ns, track, queue));
+                }
+                (EventKind::RunBegin { task: Some(task) }, Track::Worker(w)) => {
+                    starts.push((task, w, event.time_ns));
+                }
+                (EventKind::Wake { .. }, _) => wakes.push(event.time_ns),
+                (EventKind::Steal { .. }, _) => steals.push(event.time_ns),
+                (EventKind::GlobalPull { .. }, _) => pulls.push(event.time_ns),
+                _ => {}
+            }
+        }
+        let context = Context {
+            lines: &lines,
+            wakes: &wakes,
+            steals: &steals,
+            pulls: &pulls,
+        };
+        let mut waits = Vec::with_capacity(starts.len());
+        let mut spawns_missing = 0;
+        for (task, ran_on, started_ns) in starts {
+            let Some(&(spawned_ns, spawned_on, queue)) = spawns.get(&task) else {
+                spawns_missing += 1;
+                continue;
+            };
+            let mut wait = TaskWait {
+                task,
+                spawned_on,
+                queue,
+                spawned_ns,
+                ran_on,
+                started_ns,
+                cause: WaitCause::Unexplained,
+            };
+            wait.cause = context.cause_of(&wait);
+            waits.push(wait);
+        }
+        let tasks = waits.len();
+        let by_cause = totals(&waits);
+        waits.sort_by_key(|w| std::cmp::Reverse(w.delay_ns()));
+        waits.truncate(top);
+        Ok(Explanation {
+            worst: waits,
+            by_cause,
+            tasks,
+            spawns_missing,
+        })
+    }
+}
+
+/// Every wait's cause, added up, largest total first.
+fn totals(waits: &[TaskWait]) -> Vec<CauseTotal> {
+    let mut by_cause: HashMap<&'static str, Vec<u64>> = HashMap::new();
+    for wait in waits {
+        by_cause
+            .entry(wait.cause.name())
+            .or_default()
+            .push(wait.delay_ns());
+    }
+    let mut totals: Vec<CauseTotal> = by_cause
+        .into_iter()
+        .map(|(cause, mut delays)| {
+            delays.sort_unstable();
+            let p99 = delays[(delays.len() * 99).div_ceil(100).saturating_sub(1)];
+            CauseTotal {
+                cause,
+                waits: delays.len(),
+                total_ns: delays.iter().sum(),
+                p99_ns: p99,
+            }
+        })
+        .collect();
+    totals.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.cause.cmp(b.cause)));
+    totals
+}

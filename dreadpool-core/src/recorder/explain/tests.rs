@@ -1,0 +1,261 @@
+//! One constructed recording per cause, and the explanation's order,
+//! totals and errors.
+
+use super::*;
+use crate::recorder::recording::{RecordedEvent, WorkerActivity};
+
+fn at(time_ns: u64, track: Track, kind: EventKind) -> RecordedEvent {
+    RecordedEvent {
+        time_ns,
+        track,
+        kind,
+    }
+}
+
+fn state(time_ns: u64, worker: usize, activity: WorkerActivity) -> RecordedEvent {
+    at(time_ns, Track::Worker(worker), EventKind::State(activity))
+}
+
+fn spawn(time_ns: u64, track: Track, task: u64, queue: SpawnQueue) -> RecordedEvent {
+    at(
+        time_ns,
+        track,
+        EventKind::Spawn {
+            task,
+            queue,
+            within_ns: 0,
+        },
+    )
+}
+
+fn run(time_ns: u64, worker: usize, task: u64) -> RecordedEvent {
+    at(
+        time_ns,
+        Track::Worker(worker),
+        EventKind::RunBegin { task: Some(task) },
+    )
+}
+
+fn recording(workers: usize, events: Vec<RecordedEvent>) -> Recording {
+    Recording::from_parts(
+        "test".into(),
+        RecordLevel::Tasks,
+        (0..workers).map(|i| format!("w{i}")).collect(),
+        vec!["main".into()],
+        events,
+        0,
+        1_000_000_000,
+    )
+}
+
+fn cause_of(recording: &Recording, task: u64) -> WaitCause {
+    let explanation = recording.explain(usize::MAX).expect("at Tasks level");
+    explanation
+        .worst
+        .iter()
+        .find(|w| w.task == task)
+        .unwrap_or_else(|| panic!("task {task} not explained"))
+        .cause
+}
+
+#[test]
+fn a_task_queued_behind_a_long_task_on_its_worker() {
+    use WorkerActivity::*;
+    let events = vec![
+        state(0, 0, Running),
+        state(0, 1, Running),
+        run(100, 0, 1),
+        // Task 1 spawns task 2 into worker 0's queue, then runs for 10 ms.
+        spawn(200, Track::Worker(0), 2, SpawnQueue::Local),
+        run(10_000_100, 0, 2),
+        // Worker 1 is busy with short tasks meanwhile.
+        run(150, 1, 3),
+        run(300, 1, 4),
+        state(5_000_000, 1, Searching),
+        state(5_000_100, 1, Sleeping),
+    ];
+    let cause = cause_of(&recording(2, events), 2);
+    assert_eq!(
+        cause,
+        WaitCause::BehindLongTask {
+            worker: 0,
+            task: Some(1),
+            task_ns: 9_999_900,
+            tasks_ahead: 0,
+        }
+    );
+}
+
+#[test]
+fn an_older_task_waits_behind_the_newer_ones_its_worker_runs_first() {
+    use WorkerActivity::*;
+    let mut events = vec![
+        state(0, 0, Running),
+        state(0, 1, Sleeping),
+        run(50, 0, 100),
+        spawn(100, Track::Worker(0), 1, SpawnQueue::Local),
+    ];
+    // Ten newer tasks, a millisecond each, run first on worker 0.
+    for k in 0..10u64 {
+        events.push(run(1_000 + 1_000_000 * k, 0, 10 + k));
+    }
+    events.push(run(10_001_000, 0, 1));
+    let cause = cause_of(&recording(2, events), 1);
+    assert_eq!(
+        cause,
+        WaitCause::BehindNewerTasks {
+            worker: 0,
+            tasks_ahead: 10,
+            busy_ns: 10_000_900,
+        }
+    );
+}
+
+#[test]
+fn a_task_spawned_into_a_sleeping_pool_waits_for_the_wake() {
+    use WorkerActivity::*;
+    let events = vec![
+        state(0, 0, Sleeping),
+        state(0, 1, Sleeping),
+        spawn(1_000, Track::Outside(0), 7, SpawnQueue::Global),
+        at(1_500, Track::Outside(0), EventKind::Unpark { worker: 1 }),
+        at(60_000, Track::Worker(1), EventKind::Wake { handoff: false }),
+        state(60_000, 1, Searching),
+        state(61_000, 1, Running),
+        run(61_000, 1, 7),
+    ];
+    assert_eq!(
+        cause_of(&recording(2, events), 7),
+        WaitCause::PoolAsleep { wake_ns: 1_000 }
+    );
+}
+
+#[test]
+fn a_task_in_the_global_queue_while_workers_steal_from_each_other() {
+    use WorkerActivity::*;
+    let steal = |t, w, victim| {
+        at(
+            t,
+            Track::Worker(w),
+            EventKind::Steal {
+                victim,
+                batch: 4,
+                local_depth: 3,
+            },
+        )
+    };
+    let events = vec![
+        state(0, 0, Running),
+        state(0, 1, Running),
+        state(0, 2, Running),
+        spawn(1_000, Track::Outside(0), 9, SpawnQueue::Global),
+        run(1_100, 0, 20),
+        steal(2_000, 1, 0),
+        run(2_000, 1, 21),
+        steal(3_000, 2, 1),
+        run(3_000, 2, 22),
+        run(4_000, 0, 23),
+        at(
+            50_000,
+            Track::Worker(2),
+            EventKind::GlobalPull {
+                batch: 1,
+                local_depth: 0,
+            },
+        ),
+        run(50_000, 2, 9),
+    ];
+    assert_eq!(
+        cause_of(&recording(3, events), 9),
+        WaitCause::GlobalQueueStarved { steals: 2 }
+    );
+}
+
+#[test]
+fn a_task_waits_while_every_worker_is_busy() {
+    use WorkerActivity::*;
+    let events = vec![
+        state(0, 0, Running),
+        state(0, 1, Running),
+        run(10, 0, 30),
+        run(20, 1, 31),
+        spawn(1_000, Track::Outside(0), 32, SpawnQueue::Global),
+        run(3_000, 0, 33),
+        run(4_000, 1, 34),
+        at(
+            9_000,
+            Track::Worker(0),
+            EventKind::GlobalPull {
+                batch: 1,
+                local_depth: 0,
+            },
+        ),
+        run(9_000, 0, 32),
+    ];
+    assert_eq!(
+        cause_of(&recording(2, events), 32),
+        WaitCause::AllWorkersBusy
+    );
+}
+
+#[test]
+fn a_silent_running_worker_is_no_progress() {
+    use WorkerActivity::*;
+    let events = vec![
+        state(0, 0, Running),
+        // Its last task ended (a state change), then nothing for 20 ms.
+        spawn(1_000, Track::Worker(0), 40, SpawnQueue::Local),
+        state(1_100, 0, Running),
+        run(20_001_100, 0, 40),
+    ];
+    assert_eq!(
+        cause_of(&recording(1, events), 40),
+        WaitCause::NoProgress {
+            worker: 0,
+            gap_ns: 20_000_000,
+        }
+    );
+}
+
+#[test]
+fn the_worst_come_first_and_totals_add_up() {
+    use WorkerActivity::*;
+    let mut events = vec![state(0, 0, Running), state(0, 1, Running)];
+    for task in 0..10 {
+        let t = 1_000 * task;
+        events.push(spawn(t, Track::Outside(0), task, SpawnQueue::Global));
+        events.push(run(t + 100 * (task + 1), (task % 2) as usize, task));
+    }
+    let explanation = recording(2, events).explain(3).expect("Tasks level");
+    assert_eq!(explanation.tasks, 10);
+    let worst: Vec<u64> = explanation.worst.iter().map(|w| w.task).collect();
+    assert_eq!(worst, vec![9, 8, 7]);
+    let counted: usize = explanation.by_cause.iter().map(|c| c.waits).sum();
+    assert_eq!(counted, 10);
+    let total: u64 = explanation.by_cause.iter().map(|c| c.total_ns).sum();
+    assert_eq!(total, (1..=10).map(|k| 100 * k).sum::<u64>());
+}
+
+#[test]
+fn a_scheduler_level_recording_is_refused_with_the_reason() {
+    let recording = Recording::from_parts(
+        "test".into(),
+        RecordLevel::Scheduler,
+        vec!["w0".into()],
+        vec![],
+        vec![],
+        0,
+        0,
+    );
+    let error = recording.explain(5).expect_err("no task identities");
+    assert_eq!(error, ExplainError::NeedsTasksLevel(RecordLevel::Scheduler));
+    assert!(error.to_string().contains("RecordLevel::Tasks"));
+}
+
+#[test]
+fn a_start_whose_spawn_fell_out_of_the_rings_is_counted_missing() {
+    let events = vec![run(10, 0, 99)];
+    let explanation = recording(1, events).explain(5).expect("Tasks level");
+    assert_eq!(explanation.tasks, 0);
+    assert_eq!(explanation.spawns_missing, 1);
+}
