@@ -23,7 +23,7 @@ use super::DEFAULT_RECORD_CAPACITY;
 use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use crate::sync::{lock, Arc, Mutex};
 use crossbeam_utils::CachePadded;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Weak;
 use std::time::Duration;
@@ -466,30 +466,18 @@ impl WakerLog {
             return;
         }
         let raw = pack(clock::now(), event::UNPARK, index as u32, 0, 0);
-        match CURRENT_SEAT.with(Cell::get) {
+        match super::seat::current() {
             Some((pool, me)) if pool == shared.pool_id => shared.rings[me].push(raw),
             _ => push_outside(shared, raw),
         }
     }
 }
 
-thread_local! {
-    /// The seat of the worker running on this thread, as its pool's id and
-    /// its index, so that a wake it makes is recorded on its own ring.
-    static CURRENT_SEAT: Cell<Option<(u64, usize)>> = const { Cell::new(None) };
-}
-
-/// The calling thread runs no worker from now on.
-pub(crate) fn leave_thread() {
-    // (`try_with`: during the thread's teardown the cell may be gone.)
-    let _ = CURRENT_SEAT.try_with(|seat| seat.set(None));
-}
-
 impl FlightRecorder {
-    /// The calling thread runs worker `index` of this pool from now on.
+    /// The calling thread runs worker `index` of this pool from now on
+    /// (`seat.rs`).
     pub(crate) fn enter_thread(&self, index: usize) {
-        let seat = Some((self.shared.pool_id, index));
-        CURRENT_SEAT.with(|current| current.set(seat));
+        super::seat::enter(self.shared.pool_id, index);
     }
 }
 

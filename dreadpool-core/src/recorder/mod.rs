@@ -76,6 +76,10 @@ mod perfetto;
 #[cfg(feature = "recorder")]
 mod recording;
 #[cfg(feature = "recorder")]
+mod seat;
+#[cfg(feature = "recorder")]
+pub(crate) use seat::leave_thread;
+#[cfg(feature = "recorder")]
 mod spawn_clock;
 #[cfg(feature = "recorder")]
 mod task_ids;
