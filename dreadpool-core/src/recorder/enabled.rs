@@ -13,7 +13,8 @@
 use super::clock::{self, Conversion};
 use super::event::{self, pack};
 use super::level::RecordLevel;
-use super::recording::{merge, Recording, Track, TrackEvents};
+use super::merge::{merge, TrackEvents};
+use super::recording::{Recording, Track};
 use super::ring::{Copied, Ring};
 use super::spawn_clock::{SpawnClock, Stamp};
 pub(crate) use super::task_ids::next_task_id;
@@ -345,7 +346,7 @@ impl WorkerTrack<'_> {
     /// A task is about to run; `id` from `Task::record_id` (0 when task
     /// events are not recorded).
     /// A task panicked (the only run end recorded: a run otherwise ends
-    /// where the next event of its level begins, see `recording::merge`,
+    /// where the next event of its level begins, see `merge.rs`,
     /// which saves an event and a clock read per task).
     #[inline(always)]
     pub(crate) fn run_panicked(&self, id: u64) {

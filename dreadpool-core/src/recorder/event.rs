@@ -78,7 +78,7 @@ pub(crate) fn unpack(raw: RawEvent) -> Unpacked {
 /// not an event (a ring slot never written, or an unknown kind), and for a
 /// spawn with no identity.
 ///
-/// `within_ns` bounds an inherited spawn time (`recording::merge`).
+/// `within_ns` bounds an inherited spawn time (`merge.rs`).
 pub(crate) fn decode(
     event: &Unpacked,
     within_ns: u64,

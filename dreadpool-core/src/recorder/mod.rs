@@ -72,6 +72,8 @@ mod explain;
 #[cfg(feature = "recorder")]
 mod level;
 #[cfg(feature = "recorder")]
+mod merge;
+#[cfg(feature = "recorder")]
 mod perfetto;
 #[cfg(feature = "recorder")]
 mod recording;

@@ -19,11 +19,11 @@
 //!
 //! **What an inherited time means.** It is the latest reading this policy
 //! saw before the spawn (a run's begin or a spawn's; the worker's
-//! scheduler events read the clock on their own, and `recording::merge`
+//! scheduler events read the clock on their own, and `merge.rs`
 //! raises the time to the latest of those before it), so the spawn
 //! happened at or after it, and before
 //! the worker's next reading (whatever event took it) and before the
-//! spawned task began to run. `recording::merge` turns these bounds into the
+//! spawned task began to run. `merge.rs` turns these bounds into the
 //! spawn's `within_ns`: a recording never claims a precision it does not
 //! have. Where tasks are short (the case that needs the saving), the bounds
 //! are a task or two apart; where they are long (readings come slowly),
