@@ -98,15 +98,9 @@ fn lane(tid: u64, workers: usize) -> Option<Lane> {
     }
 }
 
+/// The activity a state slice's name says (`WorkerActivity::name`).
 fn activity(name: &str) -> Option<WorkerActivity> {
-    Some(match name {
-        "running" => WorkerActivity::Running,
-        "searching" => WorkerActivity::Searching,
-        "sleeping" => WorkerActivity::Sleeping,
-        "respawning" => WorkerActivity::Respawning,
-        "stopped" => WorkerActivity::Stopped,
-        _ => return None,
-    })
+    WorkerActivity::ALL.into_iter().find(|a| a.name() == name)
 }
 
 fn uint(args: &Value, name: &str) -> u64 {

@@ -327,8 +327,13 @@ fn explain_refuses_a_scheduler_level_host_with_the_reason() {
 #[test]
 fn explain_rejects_the_dashboards_flags() {
     let out = run(&["--threads", "2", "explain", "--attach", "/nonexistent.sock"]);
-    assert!(!out.status.success());
-    assert!(!stderr(&out).is_empty());
+    // A usage error (2), not a failed attach (1).
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// `explain PATH`: a recording written in its Chrome JSON form reads back

@@ -19,6 +19,29 @@ pub enum WorkerActivity {
     Stopped,
 }
 
+impl WorkerActivity {
+    /// Every activity, in the order of a worker's life.
+    pub const ALL: [WorkerActivity; 5] = [
+        WorkerActivity::Running,
+        WorkerActivity::Searching,
+        WorkerActivity::Sleeping,
+        WorkerActivity::Respawning,
+        WorkerActivity::Stopped,
+    ];
+
+    /// Its name in lower case, as the trace writers name its slices
+    /// (`"running"`, `"searching"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkerActivity::Running => "running",
+            WorkerActivity::Searching => "searching",
+            WorkerActivity::Sleeping => "sleeping",
+            WorkerActivity::Respawning => "respawning",
+            WorkerActivity::Stopped => "stopped",
+        }
+    }
+}
+
 /// Where a spawned task was queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SpawnQueue {

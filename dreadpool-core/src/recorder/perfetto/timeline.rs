@@ -55,7 +55,7 @@ impl SliceName {
         match self {
             SliceName::Task(Some(task)) => format!("task {task}"),
             SliceName::Task(None) => "task".to_owned(),
-            SliceName::State(activity) => activity_name(activity).to_owned(),
+            SliceName::State(activity) => activity.name().to_owned(),
         }
     }
 
@@ -64,16 +64,6 @@ impl SliceName {
             SliceName::Task(_) => "task",
             SliceName::State(_) => "scheduler",
         }
-    }
-}
-
-fn activity_name(activity: WorkerActivity) -> &'static str {
-    match activity {
-        WorkerActivity::Running => "running",
-        WorkerActivity::Searching => "searching",
-        WorkerActivity::Sleeping => "sleeping",
-        WorkerActivity::Respawning => "respawning",
-        WorkerActivity::Stopped => "stopped",
     }
 }
 

@@ -52,12 +52,7 @@ pub(super) fn read_loop(addr: String, first: Client, tx: Sender<Incoming>) {
                     // A refused request: the connection stays.
                     Err(ClientError::Server(error)) => Incoming::Refused(error),
                     Err(e) => {
-                        attempts += 1;
-                        let lost = Incoming::Lost {
-                            error: e.to_string(),
-                            attempts,
-                        };
-                        if tx.send(lost).is_err() {
+                        if !report_lost(&tx, &e, &mut attempts) {
                             return;
                         }
                         break;
@@ -75,15 +70,21 @@ pub(super) fn read_loop(addr: String, first: Client, tx: Sender<Incoming>) {
         match Client::connect(&addr) {
             Ok(c) => client = Some(c),
             Err(e) => {
-                attempts += 1;
-                let lost = Incoming::Lost {
-                    error: e.to_string(),
-                    attempts,
-                };
-                if tx.send(lost).is_err() {
+                if !report_lost(&tx, &e, &mut attempts) {
                     return;
                 }
             }
         }
     }
+}
+
+/// Counts one more failed attempt and passes the loss on; false when the
+/// dashboard is gone (the reader then ends).
+fn report_lost(tx: &Sender<Incoming>, error: &ClientError, attempts: &mut u32) -> bool {
+    *attempts += 1;
+    let lost = Incoming::Lost {
+        error: error.to_string(),
+        attempts: *attempts,
+    };
+    tx.send(lost).is_ok()
 }
