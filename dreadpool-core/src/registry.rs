@@ -216,8 +216,13 @@ impl Registry {
     /// True when some queue holds a task that any worker may take. For the
     /// "more work for more workers" decision after a search.
     pub(crate) fn has_visible_work(&self) -> bool {
+        // Registered sleepers' queues are empty and skipped (`sleep/awake.rs`).
         !self.injector.is_empty()
-            || self.stealers.iter().any(|s| !s.is_empty())
+            || self
+                .stealers
+                .iter()
+                .enumerate()
+                .any(|(i, s)| self.sleep.may_have_local_work(i) && !s.is_empty())
             || self.shared_forks.iter().any(|f| !f.is_empty())
     }
 

@@ -428,3 +428,45 @@ fn joins_are_counted_once_each_and_a_fork_run_elsewhere_is_shared_and_stolen() {
         "{after:#?}"
     );
 }
+
+/// A searcher polls only the queues of workers that are awake: a sleeper's
+/// queue is empty (`sleep/awake.rs`). And a worker woken from sleep counts
+/// as awake again: the child that its task spawns, and waits for, reaches
+/// the one peer that can run it, in one poll.
+#[test]
+fn a_thief_polls_only_awake_workers() {
+    let pool = pool(4);
+    pool.spawn(|| ());
+    pool.join();
+    let before = wait_for(&pool, "all workers asleep", |m| {
+        m.workers_in(WorkerState::Sleeping) == 4
+    });
+    let attempted = |m: &PoolMetrics| m.workers.iter().map(|w| w.steals_attempted).sum::<u64>();
+    let stolen = |m: &PoolMetrics| m.workers.iter().map(|w| w.steals_succeeded).sum::<u64>();
+    let (tx, rx) = mpsc::channel();
+    let handle = pool.handle();
+    pool.spawn(move || {
+        // The child waits in this worker's own queue, which this worker
+        // cannot pop while it blocks here: only a peer can run it.
+        let (child_tx, child_rx) = mpsc::channel();
+        handle.spawn(move || child_tx.send(()).unwrap());
+        tx.send(child_rx.recv_timeout(HANG).is_ok()).unwrap();
+    });
+    assert!(
+        rx.recv_timeout(HANG).unwrap(),
+        "no peer stole the child from the worker that was woken for its parent"
+    );
+    let after = wait_for(&pool, "all workers asleep again, the child stolen", |m| {
+        m.workers_in(WorkerState::Sleeping) == 4 && stolen(m) == stolen(&before) + 1
+    });
+    // The thief polls the parent's worker (the one awake queue) and takes
+    // the child; after running it, it polls that worker first again (its
+    // last victim) and finds it empty; the parent's worker, done, may poll
+    // the thief if it is not yet registered asleep. Polling sleepers too
+    // would be at least 7 polls: 1 to 3, then 3, then 3.
+    let polls = attempted(&after) - attempted(&before);
+    assert!(
+        (1..=3).contains(&polls),
+        "{polls} polls: the searchers polled sleepers' queues: {after:#?}"
+    );
+}

@@ -22,6 +22,7 @@
 //!   ([`Sleep::deliver_external_task`]): the woken worker runs it without
 //!   touching the global queue.
 
+mod awake;
 mod parker;
 
 use crate::queue::Injector;
@@ -30,6 +31,7 @@ use crate::sync::atomic::fence;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{lock, Mutex};
 use crate::task::Task;
+use awake::AwakeSet;
 use parker::{Parked, Parker};
 
 /// One sleeping worker in the packed state word.
@@ -54,6 +56,9 @@ pub(crate) struct Sleep {
     /// caches are the warmest).
     idle: Mutex<Vec<usize>>,
     parkers: Box<[Parker]>,
+    /// Who is not registered as a sleeper: searchers poll only their queues
+    /// (`awake.rs`).
+    awake: AwakeSet,
     /// Notes who woke whom for the flight recorder (nothing without it).
     waker_log: WakerLog,
 }
@@ -65,6 +70,7 @@ impl Sleep {
             state: AtomicU64::new(0),
             idle: Mutex::new(Vec::with_capacity(workers)),
             parkers: (0..workers).map(|_| Parker::new()).collect(),
+            awake: AwakeSet::new(workers),
         }
     }
 
@@ -256,6 +262,8 @@ impl Sleep {
         {
             let mut idle = lock(&self.idle);
             idle.push(index);
+            // Its local queue is empty: searchers may skip it from now on.
+            self.awake.remove(index);
             let delta = if was_searching {
                 ONE_SLEEPING.wrapping_sub(ONE_SEARCHING)
             } else {
@@ -275,6 +283,8 @@ impl Sleep {
     /// unless a task was handed to it: then it is returned, and the worker
     /// counts as running.
     pub(crate) fn cancel(&self, index: usize) -> Option<Task> {
+        // Awake again before it takes any task (`awake.rs`).
+        self.awake.insert(index);
         {
             let mut idle = lock(&self.idle);
             if let Some(position) = idle.iter().position(|&i| i == index) {
@@ -295,16 +305,30 @@ impl Sleep {
     /// then counts as searching, or as running with the task handed to it,
     /// which is returned.
     pub(crate) fn park(&self, index: usize) -> Option<Task> {
-        self.parkers[index].park()
+        let handed = self.parkers[index].park();
+        // Awake again before it takes any task (`awake.rs`).
+        self.awake.insert(index);
+        handed
     }
 
     /// Like [`park`](Self::park), but gives up at `deadline`; either way
     /// the worker is no longer registered afterwards.
     pub(crate) fn park_until(&self, index: usize, deadline: std::time::Instant) -> Option<Task> {
         match self.parkers[index].park_until(deadline) {
-            Parked::Woken(task) => task,
+            Parked::Woken(task) => {
+                self.awake.insert(index);
+                task
+            }
             Parked::TimedOut => self.cancel(index),
         }
+    }
+
+    /// Whether worker `index` may have tasks in its local queue: false only
+    /// while it is registered as a sleeper, whose queue is empty
+    /// (`awake.rs`). A hint: searchers skip the queues it rules out.
+    #[inline]
+    pub(crate) fn may_have_local_work(&self, index: usize) -> bool {
+        self.awake.contains(index)
     }
 
     /// Worker stops searching (it found work, or it exits). Returns true when

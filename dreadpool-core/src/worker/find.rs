@@ -153,35 +153,76 @@ impl WorkerThread {
         }
     }
 
-    /// Steals a batch (about half) of a peer's queue, trying every peer once
-    /// from a random start, again while any attempt lost a race.
+    /// Steals a batch (about half) of a peer's queue: from the peer it last
+    /// stole from first, then from every other peer once from a random
+    /// start, and again while any attempt lost a race (then starting with
+    /// the peer that had work but was taken first). Registered sleepers are
+    /// skipped: their queues are empty (`sleep/awake.rs`).
+    ///
+    /// The last victim first because work that outlives one batch keeps
+    /// coming from one place (a fan-out's spawning task, a peer that pulled
+    /// a long batch from the global queue): a thief that stole there finds
+    /// more there at its first poll, where a random start polls, on
+    /// average, half its empty peers on the way (`BENCHMARKS.md`, "Core
+    /// design figures": worker-steal-last-victim). A victim found empty is
+    /// forgotten, so the next search starts at random again.
     pub(super) fn steal_from_peers(&self) -> Option<Task> {
-        let stealers = &self.registry.stealers();
-        let n = stealers.len();
+        let n = self.registry.stealers().len();
         if n < 2 {
             return None;
         }
-        let start = self.next_random() as usize % n;
+        let mut first = self.last_victim.get();
         loop {
-            let mut lost_a_race = false;
-            for offset in 0..n {
-                let victim = (start + offset) % n;
-                if victim == self.state.index {
-                    continue;
-                }
-                self.probe().steal_attempted();
-                match self.take_batch(|dest| stealers[victim].steal_batch_and_pop(dest)) {
-                    Steal::Success((task, batch)) => {
-                        self.probe().stole(victim, batch, || self.state.queue.len());
-                        return Some(task);
-                    }
-                    Steal::Retry => lost_a_race = true,
+            // The peer that had work but was taken first, if any.
+            let mut raced = None;
+            if let Some(victim) = first {
+                match self.steal_from(victim) {
+                    Steal::Success(task) => return Some(task),
+                    Steal::Retry => raced = Some(victim),
                     Steal::Empty => {}
                 }
             }
-            if !lost_a_race {
+            let start = self.next_random() as usize % n;
+            for offset in 0..n {
+                let victim = (start + offset) % n;
+                // A registered sleeper's queue is empty (`sleep/awake.rs`).
+                if victim == self.state.index
+                    || Some(victim) == first
+                    || !self.registry.sleep().may_have_local_work(victim)
+                {
+                    continue;
+                }
+                match self.steal_from(victim) {
+                    Steal::Success(task) => {
+                        self.last_victim.set(Some(victim));
+                        return Some(task);
+                    }
+                    Steal::Retry => {
+                        raced.get_or_insert(victim);
+                    }
+                    Steal::Empty => {}
+                }
+            }
+            if raced.is_none() {
+                self.last_victim.set(None);
                 return None;
             }
+            first = raced;
+        }
+    }
+
+    /// One poll of peer `victim`'s queue: a batch of about half of it, the
+    /// first task returned to run now and the rest in this worker's queue.
+    fn steal_from(&self, victim: usize) -> Steal<Task> {
+        self.probe().steal_attempted();
+        let stealer = &self.registry.stealers()[victim];
+        match self.take_batch(|dest| stealer.steal_batch_and_pop(dest)) {
+            Steal::Success((task, batch)) => {
+                self.probe().stole(victim, batch, || self.state.queue.len());
+                Steal::Success(task)
+            }
+            Steal::Retry => Steal::Retry,
+            Steal::Empty => Steal::Empty,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! `Worker::new_lifo` in `builder.rs`); when it is empty, top it off from the
 //! global queue (up to the backlog target, popping one to run at once; after
 //! pulls that drained it, with a short pause first: `pull_pacer.rs`); when
-//! that is empty too, steal a batch from a peer, starting at a random one;
+//! that is empty too, steal a batch from a peer, starting with the one it last
+//! stole from, then at a random one;
 //! when nothing is anywhere, sleep (see `sleep/README.md`) or, once the pool
 //! shuts down and is idle, exit.
 //!
@@ -67,8 +68,11 @@ pub(crate) struct WorkerThread {
     scratch: Worker<Task>,
     /// Which of this worker's spawns into its own pool to time.
     sampler: SpawnSampler,
-    /// xorshift64 state for picking the first steal victim.
+    /// xorshift64 state for picking where a search of peers starts.
     rng: Cell<u64>,
+    /// The peer this worker last stole from while it still had work: the
+    /// first one its next search polls (`find.rs`, `steal_from_peers`).
+    last_victim: Cell<Option<usize>>,
     tick: Cell<u32>,
     /// The pause before the next global pull when out of local work.
     pacer: PullPacer,
@@ -94,6 +98,7 @@ impl WorkerThread {
             scratch: Worker::new_lifo(),
             sampler: SpawnSampler::new(),
             rng: Cell::new(seed | 1),
+            last_victim: Cell::new(None),
             tick: Cell::new(0),
             pacer: PullPacer::default(),
             records_tasks: Cell::new(false),
