@@ -21,6 +21,9 @@
 //!   already waiting on its condvar, with the token, under the idle lock
 //!   ([`Sleep::deliver_external_task`]): the woken worker runs it without
 //!   touching the global queue.
+//! - Searchers skip the local queues of registered sleepers, which are
+//!   empty: one bit per worker says who is not registered (`awake.rs`), a
+//!   hint that nothing depends on.
 
 mod awake;
 mod parker;
