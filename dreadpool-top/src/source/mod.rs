@@ -61,6 +61,16 @@ impl Source {
         }
     }
 
+    /// Tells the source whether the waits view is shown: while it is, the
+    /// recordings it takes are at `Tasks` level (the level that links each
+    /// spawn to its run) and explained, and the tick carries their waits.
+    pub fn explain_waits(&mut self, on: bool) {
+        match self {
+            Source::Demo(d) => d.explain_waits(on),
+            Source::Attached(a) => a.explain_waits(on),
+        }
+    }
+
     /// Stops whatever runs.
     pub fn shutdown(self) {
         if let Source::Demo(d) = self {

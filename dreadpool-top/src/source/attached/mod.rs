@@ -9,6 +9,7 @@ use super::conversion::PoolFeed;
 use super::pacing::Pacer;
 use crate::state::sample::PoolSample;
 use crate::state::timeline::TimelineChunk;
+use crate::state::waits::WaitsChunk;
 use crate::state::{Link, Tick};
 use dreadpool_metrics::{self as metrics, Client, Report, Requester, Snapshot};
 use reader::{read_loop, Incoming};
@@ -44,6 +45,11 @@ pub struct Attached {
     notes: Vec<String>,
     chunks: Vec<TimelineChunk>,
     saved: (Sender<String>, Receiver<String>),
+    /// The waits view is shown: digests are taken at `Tasks` level, whole,
+    /// and explained.
+    waits: bool,
+    /// The explained digests since the last tick.
+    explained: Vec<WaitsChunk>,
 }
 
 impl Attached {
@@ -89,12 +95,19 @@ impl Attached {
             notes: Vec::new(),
             chunks: Vec::new(),
             saved: mpsc::channel(),
+            waits: false,
+            explained: Vec::new(),
         })
     }
 
     /// Which pool the dashboard shows (its timeline is the one pulled).
     pub fn show_pool(&mut self, name: Option<&str>) {
         self.shown = name.map(str::to_owned);
+    }
+
+    /// Whether the waits view is shown (see [`Source::explain_waits`](super::Source::explain_waits)).
+    pub fn explain_waits(&mut self, on: bool) {
+        self.waits = on;
     }
 
     /// Whether the host answers recording requests (as its latest hello
@@ -160,6 +173,7 @@ impl Attached {
             panics_reported: false,
             link: Some(self.link.clone()),
             timelines: std::mem::take(&mut self.chunks),
+            waits: std::mem::take(&mut self.explained),
             notes,
         }
     }

@@ -9,6 +9,7 @@ use super::pacing::{Pacer, TIMELINE_COST_FACTOR};
 use crate::load::{LoadGenerator, LoadStats};
 use crate::pattern::Pattern;
 use crate::record::{self, RecordError, Saved};
+use crate::state::waits::WaitsChunk;
 use crate::state::{Command, Tick};
 use dreadpool_core::{PanicPolicy, RecordLevel, ThreadPool, ThreadPoolBuilder};
 use dreadpool_metrics::{Report, Snapshot};
@@ -72,6 +73,11 @@ pub struct Demo {
     timeline: Option<(Pacer, Option<u64>)>,
     dir: PathBuf,
     saved: (Sender<String>, Receiver<String>),
+    /// The level the pool was started at, restored when the waits view
+    /// closes.
+    level: RecordLevel,
+    /// The waits view is shown: recordings are explained.
+    waits: bool,
 }
 
 impl Demo {
@@ -112,6 +118,8 @@ impl Demo {
             timeline: recorder.timeline.then(|| (Pacer::new(), None)),
             dir: recorder.dir,
             saved: mpsc::channel(),
+            level: recorder.level,
+            waits: false,
         })
     }
 
@@ -121,6 +129,7 @@ impl Demo {
         let sample = self.feed.observe(Snapshot::from(&self.pool.metrics()));
         let panics = std::mem::take(&mut *self.inbox.lock().unwrap_or_else(|e| e.into_inner()));
         let mut timelines = Vec::new();
+        let mut waits = Vec::new();
         if let Some((pacer, cursor)) = &mut self.timeline {
             let now = Instant::now();
             if pacer.due(now) {
@@ -130,6 +139,9 @@ impl Demo {
                 let (chunk, newest) = record::timeline_chunk(&recording, *cursor);
                 *cursor = newest;
                 timelines.push(chunk);
+                if self.waits {
+                    waits.push(WaitsChunk::explain(&recording));
+                }
                 pacer.pulled(Instant::now(), now.elapsed(), TIMELINE_COST_FACTOR);
             }
         }
@@ -140,8 +152,26 @@ impl Demo {
             panics_reported: true,
             link: None,
             timelines,
+            waits,
             notes: self.saved.1.try_iter().collect(),
         }
+    }
+
+    /// While the waits view is shown, the pool records every task (the
+    /// dashboard's small rings then hold about a second of them at the
+    /// default load: enough for the window the panel explains); after, it
+    /// goes back to the level it started at, which costs the pool less.
+    pub fn explain_waits(&mut self, on: bool) {
+        if on == self.waits {
+            return;
+        }
+        self.waits = on;
+        let level = if on {
+            self.level.max(RecordLevel::Tasks)
+        } else {
+            self.level
+        };
+        self.pool.set_record_level(level);
     }
 
     /// Carries out a command of the model.
