@@ -551,7 +551,7 @@ impl App {
                 } else if self.detail_open {
                     self.detail_open = false;
                 } else if self.waits_open {
-                    self.waits_open = false;
+                    self.set_waits_open(false);
                 } else {
                     self.quit = true;
                 }
@@ -573,16 +573,13 @@ impl App {
                 self.detail_open = !self.detail_open && self.selected().is_some();
                 // One panel over the body at a time.
                 if self.detail_open {
-                    self.waits_open = false;
+                    self.set_waits_open(false);
                 }
             }
             Action::ToggleWaits => {
-                self.waits_open = !self.waits_open;
+                self.set_waits_open(!self.waits_open);
                 if self.waits_open {
                     self.detail_open = false;
-                } else {
-                    // Explained windows age: reopening shows only new ones.
-                    self.waits.clear();
                 }
             }
             Action::SortNext => self.set_sort(self.sort.next()),
@@ -646,6 +643,17 @@ impl App {
             return Some(Command::SetRate(new));
         }
         None
+    }
+
+    fn set_waits_open(&mut self, open: bool) {
+        self.waits_open = open;
+        if !open {
+            // Explained windows age: reopened, the view shows only new ones.
+            self.waits.clear();
+            if let Some(held) = &mut self.held {
+                held.waits.clear();
+            }
+        }
     }
 
     fn set_sort(&mut self, key: SortKey) {
