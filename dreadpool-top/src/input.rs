@@ -98,8 +98,12 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("Up Down  j k", "select a worker"),
     ("Home End  g G", "first / last worker"),
     ("Enter", "open / close the worker's detail"),
-    ("s  Left Right", "sort by the next / previous column"),
-    ("S", "reverse the sort order"),
+    // One line for both sorting keys: at 80x24 the help keeps the footer
+    // in view only at this many lines.
+    (
+        "s S  Left Right",
+        "sort by next / previous column; S reverses",
+    ),
     ("r", "save a recording of the pool (Perfetto)"),
     ("w", "longest waits of the pool, with causes"),
     ("1 .. 7", "demo load pattern"),

@@ -19,8 +19,11 @@ const CAUSE_ROWS: u16 = 7;
 fn wait_line(rank: usize, wait: &WaitRow) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!("{:>3} ", rank + 1), theme::dim()),
-        Span::styled(format!("{:>8} ", short(wait.delay)), theme::value()),
-        Span::styled(format!(" w{:<4}", wait.ran_on), theme::label()),
+        Span::styled(format!("{:>8}  ", short(wait.delay)), theme::value()),
+        Span::styled(
+            format!("{:<7}", format!("w{}", wait.ran_on)),
+            theme::label(),
+        ),
         Span::styled(format!("{:<10}", wait.queue), theme::dim()),
         Span::styled(format!("{:<22}", wait.cause), cause_style(wait.cause)),
         Span::styled(wait.details.clone(), theme::label()),
@@ -116,9 +119,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let [top, bottom] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(causes_h)]).areas(inner);
 
-    let mut lines = vec![header(
-        "  #     wait  worker queue     cause                 details",
-    )];
+    let mut lines = vec![header(&format!(
+        "{:>3} {:>8}  {:<7}{:<10}{:<22}{}",
+        "#", "wait", "worker", "queue", "cause", "details"
+    ))];
     let room = usize::from(top.height).saturating_sub(1);
     lines.extend(
         worst
