@@ -664,9 +664,16 @@ fn attached_the_waits_view_explains_the_hosts_tasks_or_says_which_level_it_needs
     let screen = tmux.wait_for("the host's waits explained", |s| {
         s.contains("Waits explained longest of") && !explained_waits(s).is_empty()
     });
-    // The longest waits are the children's, behind their 3 ms parent.
+    // Among the longest waits are the children's, behind their 3 ms
+    // parent. (Not always the very longest: a parent spawned as the
+    // worker was going to sleep can wait as long, and no rule tells why.)
     let waits = explained_waits(&screen);
-    assert_eq!(waits[0], (1, 0, "behind a long task"), "{screen}");
+    assert!(
+        waits
+            .iter()
+            .any(|&(rank, w, cause)| rank <= 3 && w == 0 && cause == "behind a long task"),
+        "{screen}"
+    );
     assert!(screen.contains("by cause"), "{screen}");
 
     // The other pool records at Scheduler level: the view says so.
