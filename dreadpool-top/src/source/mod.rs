@@ -21,7 +21,9 @@ mod pacing;
 pub use attached::{Attached, DIGEST_MAX_EVENTS, RECORDING_PATIENCE};
 pub use conversion::{to_sample, PoolFeed};
 pub use demo::{is_demo_panic, Demo, DemoRecorder, DEMO_POOL, DEMO_RECORD_CAPACITY};
-pub use pacing::{Pacer, HOST_COST_FACTOR, TIMELINE_COST_FACTOR, TIMELINE_EVERY};
+pub use pacing::{
+    Pacer, HOST_COST_FACTOR, TIMELINE_COST_FACTOR, TIMELINE_EVERY, WAITS_COST_FACTOR,
+};
 
 use crate::state::{Command, Tick};
 

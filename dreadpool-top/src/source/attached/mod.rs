@@ -107,6 +107,10 @@ impl Attached {
 
     /// Whether the waits view is shown (see [`Source::explain_waits`](super::Source::explain_waits)).
     pub fn explain_waits(&mut self, on: bool) {
+        if on && !self.waits {
+            // The host may record every task already: ask now.
+            self.pacer.due_at(Instant::now());
+        }
         self.waits = on;
     }
 

@@ -5,7 +5,7 @@ mod panics;
 pub use panics::is_demo_panic;
 
 use super::conversion::PoolFeed;
-use super::pacing::{Pacer, TIMELINE_COST_FACTOR};
+use super::pacing::{Pacer, TIMELINE_COST_FACTOR, TIMELINE_EVERY, WAITS_COST_FACTOR};
 use crate::load::{LoadGenerator, LoadStats};
 use crate::pattern::Pattern;
 use crate::record::{self, RecordError, Saved};
@@ -142,7 +142,12 @@ impl Demo {
                 if self.waits {
                     waits.push(WaitsChunk::explain(&recording));
                 }
-                pacer.pulled(Instant::now(), now.elapsed(), TIMELINE_COST_FACTOR);
+                let factor = if self.waits {
+                    WAITS_COST_FACTOR
+                } else {
+                    TIMELINE_COST_FACTOR
+                };
+                pacer.pulled(Instant::now(), now.elapsed(), factor);
             }
         }
         Tick {
@@ -172,6 +177,12 @@ impl Demo {
             self.level
         };
         self.pool.set_record_level(level);
+        if on {
+            if let Some((pacer, _)) = &mut self.timeline {
+                // A second of every task's events: a window worth explaining.
+                pacer.due_at(Instant::now() + TIMELINE_EVERY);
+            }
+        }
     }
 
     /// Carries out a command of the model.
