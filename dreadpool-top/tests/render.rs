@@ -601,7 +601,7 @@ fn the_waits_view_lists_the_longest_waits_with_causes_and_the_totals() {
 }
 
 #[test]
-fn the_waits_view_says_when_the_pool_records_below_tasks_level() {
+fn the_waits_view_says_when_the_pool_records_below_tasks_level_or_not_at_all() {
     use dreadpool_top::state::waits::{Waits, WaitsChunk};
     let mut app = demo(4, 10);
     app.update(Action::ToggleWaits);
@@ -620,4 +620,16 @@ fn the_waits_view_says_when_the_pool_records_below_tasks_level() {
     row_with(&lines, "the pool records at Scheduler level");
     row_with(&lines, "needs RecordLevel::Tasks");
     row_with(&lines, "set_record_level");
+
+    // A host built without the recorder: said, rather than waited for.
+    app.ingest(Tick {
+        at,
+        waits: vec![WaitsChunk {
+            pool: "demo".into(),
+            waits: Waits::NoRecorder,
+        }],
+        ..Tick::default()
+    });
+    let lines = text(&draw(&app, 100, 30));
+    row_with(&lines, "the host has no flight recorder");
 }

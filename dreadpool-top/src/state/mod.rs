@@ -822,7 +822,7 @@ mod tests {
     fn worst_cause(app: &App) -> Option<&'static str> {
         match app.waits()? {
             Waits::Explained { worst, .. } => worst.first().map(|w| w.cause),
-            Waits::NeedsTasksLevel { .. } => None,
+            Waits::NeedsTasksLevel { .. } | Waits::NoRecorder => None,
         }
     }
 

@@ -66,6 +66,9 @@ pub enum Waits {
         /// The level it records at, in words (`Scheduler`, `Off`).
         level: String,
     },
+    /// The attached host has no flight recorder (built without dreadpool's
+    /// `recorder` feature): no recording will come.
+    NoRecorder,
 }
 
 /// The waits of one pool, from one recording.

@@ -78,6 +78,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             frame.render_widget(Paragraph::new(Span::styled(text, theme::dim())), inner);
             return;
         }
+        Some(Waits::NoRecorder) => {
+            let text = "the host has no flight recorder (build it with dreadpool's `recorder` \
+                        feature): no waits to explain";
+            frame.render_widget(Paragraph::new(Span::styled(text, theme::alarm())), inner);
+            return;
+        }
         Some(Waits::NeedsTasksLevel { level }) => {
             let lines = vec![
                 Line::from(Span::styled(

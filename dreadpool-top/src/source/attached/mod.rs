@@ -9,7 +9,7 @@ use super::conversion::PoolFeed;
 use super::pacing::Pacer;
 use crate::state::sample::PoolSample;
 use crate::state::timeline::TimelineChunk;
-use crate::state::waits::WaitsChunk;
+use crate::state::waits::{Waits, WaitsChunk};
 use crate::state::{Link, Tick};
 use dreadpool_metrics::{self as metrics, Client, Report, Requester, Snapshot};
 use reader::{read_loop, Incoming};
@@ -170,6 +170,15 @@ impl Attached {
         let pools = newest.map(|pools| self.observe(pools)).unwrap_or_default();
         let mut notes = std::mem::take(&mut self.notes);
         notes.extend(self.saved.1.try_iter());
+        if self.waits && !self.records && self.link == Link::Connected {
+            // Nothing will be explained: the view says why rather than wait.
+            if let Some(pool) = self.shown.clone() {
+                self.explained.push(WaitsChunk {
+                    pool,
+                    waits: Waits::NoRecorder,
+                });
+            }
+        }
         Tick {
             at,
             pools,
