@@ -300,6 +300,52 @@ mod tests {
     }
 
     #[test]
+    fn with_the_waits_view_shown_the_hosts_tasks_are_explained() {
+        use crate::input::Action;
+        use crate::state::waits::Waits;
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(2)
+            .with_thread_name("tasks")
+            .with_record_level(dreadpool_core::RecordLevel::Tasks)
+            .build();
+        for _ in 0..100 {
+            pool.spawn(|| ());
+        }
+        pool.join();
+        let dir = std::env::temp_dir().join(format!("dpt-waits-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("host.sock");
+        let addr = path.to_str().unwrap();
+        let _exporter = metrics::Exporter::builder()
+            .pool(&pool)
+            .interval(Duration::from_millis(10))
+            .bind(addr)
+            .unwrap();
+        let mut attached = Attached::connect(addr, std::env::temp_dir()).unwrap();
+        let mut app = App::new(
+            Mode::Attach {
+                addr: addr.into(),
+                link: Link::Connected,
+            },
+            Duration::from_millis(10),
+        );
+        app.update(Action::ToggleWaits);
+        tick_until(&mut attached, &mut app, "the host's pool", |a| {
+            a.current().is_some()
+        });
+        // What the main loop tells the source before each tick.
+        attached.show_pool(Some("tasks"));
+        attached.explain_waits(app.waits_open);
+        tick_until(
+            &mut attached,
+            &mut app,
+            "the explained waits",
+            |a| matches!(a.waits(), Some(Waits::Explained { tasks, .. }) if *tasks >= 100),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn an_unreachable_address_is_a_clear_error() {
         let error =
             Attached::connect("/nonexistent/dreadpool-top.sock", PathBuf::from(".")).unwrap_err();

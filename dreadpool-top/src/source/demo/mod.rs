@@ -226,3 +226,46 @@ impl Demo {
         self.pool.shutdown();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::waits::Waits;
+
+    #[test]
+    fn the_waits_view_switches_the_demo_to_tasks_level_and_back() {
+        let mut demo = Demo::start(
+            2,
+            Pattern::Skewed,
+            2_000,
+            7,
+            DemoRecorder {
+                dir: std::env::temp_dir(),
+                ..DemoRecorder::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(demo.pool.record_level(), RecordLevel::Scheduler);
+        // Closed: recordings are taken for the timeline, never explained.
+        assert!(demo.tick().waits.is_empty());
+        demo.explain_waits(true);
+        assert_eq!(demo.pool.record_level(), RecordLevel::Tasks);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let waits = loop {
+            if let Some(chunk) = demo.tick().waits.pop() {
+                break chunk;
+            }
+            assert!(Instant::now() < deadline, "no waits explained in 60 s");
+            // Not an ordering: a pause between polls of the pacer.
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(waits.pool, DEMO_POOL);
+        assert!(
+            matches!(waits.waits, Waits::Explained { tasks, .. } if tasks > 0),
+            "{waits:?}"
+        );
+        demo.explain_waits(false);
+        assert_eq!(demo.pool.record_level(), RecordLevel::Scheduler);
+        demo.shutdown();
+    }
+}
