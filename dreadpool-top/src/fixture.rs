@@ -167,6 +167,7 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                 panics_reported: true,
                 link: None,
                 timelines: Vec::new(),
+                waits: Vec::new(),
                 notes: Vec::new(),
             }
         })

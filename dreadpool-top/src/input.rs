@@ -32,6 +32,8 @@ pub enum Action {
     SortReverse,
     /// Save a flight recording of the shown pool to a file (`r`).
     SaveRecording,
+    /// Show or hide the shown pool's longest waits and their causes (`w`).
+    ToggleWaits,
     /// Switch the demo load to a pattern (`1`..`7`).
     Pattern(Pattern),
     /// Raise the demo load rate (`+`).
@@ -76,6 +78,7 @@ pub fn map_key(key: &KeyEvent) -> Option<Action> {
         KeyCode::Left | KeyCode::Char('h') => Action::SortPrev,
         KeyCode::Char('S') => Action::SortReverse,
         KeyCode::Char('r') => Action::SaveRecording,
+        KeyCode::Char('w') | KeyCode::Char('W') => Action::ToggleWaits,
         KeyCode::Char('+') | KeyCode::Char('=') => Action::RateUp,
         KeyCode::Char('-') | KeyCode::Char('_') => Action::RateDown,
         KeyCode::Char('?') | KeyCode::F(1) => Action::ToggleHelp,
@@ -90,14 +93,19 @@ pub fn map_key(key: &KeyEvent) -> Option<Action> {
 /// The key bindings as (keys, what they do), for the help overlay.
 pub const BINDINGS: &[(&str, &str)] = &[
     ("q  Ctrl-C", "quit"),
-    ("Esc", "close detail / help, else quit"),
+    ("Esc", "close detail / waits / help, else quit"),
     ("Space", "pause / resume the display"),
     ("Up Down  j k", "select a worker"),
     ("Home End  g G", "first / last worker"),
     ("Enter", "open / close the worker's detail"),
-    ("s  Left Right", "sort by the next / previous column"),
-    ("S", "reverse the sort order"),
+    // One line for both sorting keys: at 80x24 the help keeps the footer
+    // in view only at this many lines.
+    (
+        "s S  Left Right",
+        "sort by next / previous column; S reverses",
+    ),
     ("r", "save a recording of the pool (Perfetto)"),
+    ("w", "longest waits of the pool, with causes"),
     ("1 .. 7", "demo load pattern"),
     ("+  -", "demo load rate up / down"),
     ("Tab  Shift-Tab", "next / previous pool (attached)"),
@@ -156,6 +164,15 @@ mod tests {
             map_key(&press(KeyCode::Char('?'))),
             Some(Action::ToggleHelp)
         );
+        assert_eq!(
+            map_key(&press(KeyCode::Char('w'))),
+            Some(Action::ToggleWaits)
+        );
+        assert_eq!(
+            map_key(&press(KeyCode::Char('W'))),
+            Some(Action::ToggleWaits)
+        );
+        assert_eq!(map_key(&ctrl('w')), None);
         assert_eq!(map_key(&press(KeyCode::Tab)), Some(Action::NextPool));
         assert_eq!(map_key(&press(KeyCode::BackTab)), Some(Action::PrevPool));
     }

@@ -176,6 +176,7 @@ fn run_tui(mut app: App, mut source: Source, refresh: Duration) -> io::Result<()
         let now = Instant::now();
         if now >= next_tick {
             source.show_pool(app.current().map(|p| p.sample.name.as_str()));
+            source.explain_waits(app.waits_open);
             app.ingest(source.tick());
             app.overhead = meter.poll();
             next_tick += refresh;

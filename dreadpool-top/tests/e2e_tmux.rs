@@ -510,3 +510,293 @@ fn closing_the_terminal_ends_the_dashboard() {
         thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The causes a wait can be given, as the waits view and `explain` name
+/// them (`WaitCause::name`), less "unexplained".
+const CAUSES: [&str; 6] = [
+    "pool asleep",
+    "behind a long task",
+    "behind newer tasks",
+    "no progress",
+    "global queue starved",
+    "every worker busy",
+];
+
+/// How `explain` words each cause (`WaitCause`'s `Display`), the last
+/// for the waits no rule fits.
+const SENTENCES: [&str; 7] = [
+    "the pool was asleep",
+    "queued behind ",
+    "queued on worker ",
+    "worker ",
+    "waited in the global queue",
+    "every worker was busy",
+    "no cause could be told",
+];
+
+/// The waits view's rows (`  1   48.2ms  w2  ...`) that name a cause, as
+/// (rank, worker, cause).
+fn explained_waits(screen: &str) -> Vec<(usize, usize, &'static str)> {
+    let Some(top) = screen.lines().position(|l| l.contains(" Waits ")) else {
+        return Vec::new();
+    };
+    screen
+        .lines()
+        .skip(top + 1)
+        .take_while(|l| !l.contains("by cause"))
+        .filter_map(|l| {
+            let body = l.trim_start_matches('│');
+            let mut words = body.split_whitespace();
+            let rank = words.next()?.parse().ok()?;
+            let _delay = words.next()?;
+            let worker = words.next()?.strip_prefix('w')?.parse().ok()?;
+            let cause = CAUSES.into_iter().find(|c| body.contains(c))?;
+            Some((rank, worker, cause))
+        })
+        .collect()
+}
+
+#[test]
+fn the_waits_view_explains_the_demos_waits_live() {
+    require_tmux!();
+    let scratch = Scratch::new("waits");
+    let status = scratch.path("status");
+    // All work spawned from one worker: tasks queue on it and wait behind
+    // what it runs, causes the recorder can tell.
+    let tmux = Tmux::start(
+        "waits",
+        100,
+        30,
+        &command_line(
+            "--threads 4 --refresh 200 --rate 2000 --seed 7 --pattern skewed",
+            &status,
+        ),
+    );
+    tmux.wait_for("the worker table", |s| worker_rows(s, 4));
+    tmux.keys("w");
+    // The demo switches to Tasks level while the view is open; its next
+    // recordings are explained, worst first, each wait with its cause.
+    let screen = tmux.wait_for("an explained wait with a cause", |s| {
+        s.contains("Waits demo longest of") && !explained_waits(s).is_empty()
+    });
+    let waits = explained_waits(&screen);
+    assert!(
+        waits.windows(2).all(|w| w[0].0 < w[1].0),
+        "ranked from the longest: {screen}"
+    );
+    assert!(waits.iter().all(|&(_, w, _)| w < 4), "{screen}");
+    assert!(screen.contains("by cause"), "{screen}");
+    assert!(screen.contains("w Esc close waits"), "{screen}");
+    // Live: the panel follows the recorder's window (the task count of a
+    // later window differs from this one's, or the worst wait does).
+    let first_title = screen
+        .lines()
+        .find(|l| l.contains("Waits demo"))
+        .unwrap_or_default()
+        .to_owned();
+    tmux.wait_for("a newer window explained", |s| {
+        s.lines()
+            .find(|l| l.contains("Waits demo longest of"))
+            .is_some_and(|l| l != first_title)
+            && !explained_waits(s).is_empty()
+    });
+
+    // Esc closes the view first, then the dashboard is back.
+    tmux.keys("Escape");
+    tmux.wait_for("the waits view to close", |s| {
+        !s.contains(" Waits demo") && worker_rows(s, 4)
+    });
+    tmux.keys("q");
+    assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
+}
+
+#[test]
+fn attached_the_waits_view_explains_the_hosts_tasks_or_says_which_level_it_needs() {
+    require_tmux!();
+    let scratch = Scratch::new("waits-attach");
+    let status = scratch.path("status");
+    let socket = scratch.path("host.sock");
+    // One worker: a task spawns children into its own queue and runs on
+    // for 3 ms, so each child waits behind it (a wait the recorder can
+    // tell). One parent at a time, so that no parent waits for another.
+    let tasks = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_thread_name("explained")
+        .with_record_level(RecordLevel::Tasks)
+        .build();
+    for _ in 0..20 {
+        let handle = tasks.handle();
+        tasks.spawn(move || {
+            for _ in 0..3 {
+                handle.spawn(|| std::hint::black_box(()));
+            }
+            std::thread::sleep(Duration::from_millis(3));
+        });
+        tasks.join();
+    }
+    let scheduler = ThreadPoolBuilder::new()
+        .with_threads(2)
+        .with_thread_name("coarse")
+        .with_record_level(RecordLevel::Scheduler)
+        .build();
+    for _ in 0..200 {
+        scheduler.spawn(|| std::hint::black_box(()));
+    }
+    let _exporter = Exporter::builder()
+        .pool(&tasks)
+        .pool(&scheduler)
+        .interval(Duration::from_millis(100))
+        .bind(socket.to_str().unwrap())
+        .expect("the exporter binds");
+    let tmux = Tmux::start(
+        "waits-attach",
+        100,
+        30,
+        &command_line(
+            &format!("--attach '{}' --refresh 200", socket.display()),
+            &status,
+        ),
+    );
+    tmux.wait_for("the host's first pool", |s| {
+        s.contains("pool explained") && worker_rows(s, 1)
+    });
+    tmux.keys("w");
+    let screen = tmux.wait_for("the host's waits explained", |s| {
+        s.contains("Waits explained longest of") && !explained_waits(s).is_empty()
+    });
+    // Among the longest waits are the children's, behind their 3 ms
+    // parent. (Not always the very longest: a parent spawned as the
+    // worker was going to sleep can wait as long, and no rule tells why.)
+    let waits = explained_waits(&screen);
+    assert!(
+        waits
+            .iter()
+            .any(|&(rank, w, cause)| rank <= 3 && w == 0 && cause == "behind a long task"),
+        "{screen}"
+    );
+    assert!(screen.contains("by cause"), "{screen}");
+
+    // The other pool records at Scheduler level: the view says so.
+    tmux.keys("Tab");
+    tmux.wait_for("the notice that Tasks level is needed", |s| {
+        s.contains("Waits coarse")
+            && s.contains("records at Scheduler level")
+            && s.contains("needs RecordLevel::Tasks")
+    });
+    tmux.keys("q");
+    assert_eq!(wait_exit(&status, &tmux), "EXIT=0");
+}
+
+/// Holds the pane open after `args` ran, for its output to be read (`cat`
+/// waits on the terminal; the server is killed on drop).
+fn report_line(args: &str, status_file: &std::path::Path) -> String {
+    format!(
+        "'{BIN}' {args}; echo EXIT=$? > '{}'; exec cat",
+        status_file.display()
+    )
+}
+
+#[test]
+fn explain_in_the_terminal_reports_every_wait_of_a_demo_recording_with_its_cause() {
+    require_tmux!();
+    let scratch = Scratch::new("explain");
+    let trace = scratch.path("fan-out.json");
+    // A recording of the demo's patterns: the headless demo records every
+    // task and writes the Chrome JSON trace that `explain` reads back.
+    let out = Command::new(BIN)
+        .args([
+            "--headless",
+            "--duration",
+            "2",
+            "--threads",
+            "4",
+            "--pattern",
+            "fan-out",
+            "--rate",
+            "2000",
+            "--seed",
+            "7",
+            "--record",
+            trace.to_str().unwrap(),
+        ])
+        .output()
+        .expect("the headless demo runs");
+    assert!(out.status.success(), "{out:?}");
+
+    let status = scratch.path("status");
+    let tmux = Tmux::start(
+        "explain",
+        140,
+        50,
+        &report_line(&format!("explain '{}' --top 8", trace.display()), &status),
+    );
+    let screen = tmux.wait_for("the report's totals", |s| {
+        s.contains("waits by cause:") && s.contains("p99")
+    });
+    assert_eq!(wait_exit(&status, &tmux), "EXIT=0", "{screen}");
+    let lines: Vec<&str> = screen.lines().collect();
+    let head = lines
+        .iter()
+        .find(|l| l.starts_with("pool demo: "))
+        .unwrap_or_else(|| panic!("no pool line: {screen}"));
+    let tasks: usize = head["pool demo: ".len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no task count: {head}"));
+    assert!(tasks > 100, "{head}");
+
+    // Eight waits, ranked, each "task N waited D: spawned on ... ran on
+    // worker K" and, below it, its cause in words.
+    let ranked: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.trim_start()
+                .split('.')
+                .next()
+                .is_some_and(|n| n.parse::<usize>().is_ok())
+        })
+        .filter(|(_, l)| l.contains(" task ") && l.contains(" waited "))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(ranked.len(), 8, "{screen}");
+    let mut told = 0;
+    for &i in &ranked {
+        assert!(lines[i].contains("ran on worker "), "{}", lines[i]);
+        let cause = lines[i + 1].trim();
+        assert!(
+            SENTENCES.iter().any(|s| cause.starts_with(s)),
+            "wait without a cause: {}\n{cause}",
+            lines[i]
+        );
+        told += usize::from(cause != "no cause could be told");
+    }
+    // Fan-out's tasks wait in their spawner's queue: the rules tell why.
+    assert!(told > 0, "{screen}");
+
+    // The totals: a row per cause, each a known name with its figures, and
+    // they account for every task.
+    let totals = lines
+        .iter()
+        .position(|l| l.starts_with("waits by cause:"))
+        .unwrap();
+    let mut counted = 0;
+    for row in lines[totals + 2..]
+        .iter()
+        .take_while(|l| !l.trim().is_empty())
+    {
+        let cause = CAUSES
+            .into_iter()
+            .chain(["unexplained"])
+            .find(|c| row.trim_start().starts_with(c))
+            .unwrap_or_else(|| panic!("unknown cause row: {row}"));
+        let waits: usize = row.trim_start()[cause.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no count: {row}"));
+        counted += waits;
+    }
+    assert_eq!(counted, tasks, "{screen}");
+}

@@ -490,3 +490,146 @@ fn the_r_key_asks_to_save_the_shown_pool_and_the_outcome_shows_in_the_footer() {
     );
     row_with(&lines, "INFO");
 }
+
+/// A fixed explanation of the shown pool: a wait of each kind of cause.
+fn waits_chunk(pool: &str) -> dreadpool_top::state::waits::WaitsChunk {
+    use dreadpool_top::state::waits::{CauseRow, WaitRow, Waits, WaitsChunk};
+    let row = |task, ms, ran_on, queue: &str, cause, details: &str| WaitRow {
+        task,
+        delay: Duration::from_micros(ms),
+        ran_on,
+        queue: queue.into(),
+        cause,
+        details: details.into(),
+    };
+    let cause = |cause, waits, total_ms, p99_ms| CauseRow {
+        cause,
+        waits,
+        total: Duration::from_micros(total_ms),
+        p99: Duration::from_micros(p99_ms),
+    };
+    WaitsChunk {
+        pool: pool.into(),
+        waits: Waits::Explained {
+            worst: vec![
+                row(
+                    812,
+                    48_200,
+                    2,
+                    "local w2",
+                    "behind a long task",
+                    "w2 ran one task 47.9ms, 3 ahead",
+                ),
+                row(
+                    77,
+                    9_400,
+                    0,
+                    "global",
+                    "no progress",
+                    "w0 silent 9.1ms (descheduled?)",
+                ),
+                row(
+                    1_090,
+                    3_100,
+                    1,
+                    "global",
+                    "global queue starved",
+                    "14 steals, no global pull",
+                ),
+                row(5, 850, 3, "global", "pool asleep", "the wake took 610.0us"),
+            ],
+            by_cause: vec![
+                cause("behind a long task", 12, 190_000, 48_200),
+                cause("pool asleep", 2_310, 41_500, 90),
+                cause("no progress", 3, 17_800, 9_400),
+                cause("global queue starved", 9, 11_200, 3_100),
+            ],
+            tasks: 2_334,
+            spawns_missing: 41,
+        },
+    }
+}
+
+#[test]
+fn the_waits_view_lists_the_longest_waits_with_causes_and_the_totals() {
+    let mut app = demo(4, 10);
+    app.update(Action::ToggleWaits);
+    // Open, before any recording is explained: it says it is working.
+    let lines = text(&draw(&app, 100, 30));
+    row_with(&lines, "explaining the flight recorder's window");
+    row_with(&lines, " w Esc close waits ");
+
+    let at = app.now;
+    app.ingest(Tick {
+        at,
+        waits: vec![waits_chunk("demo")],
+        ..Tick::default()
+    });
+    let buffer = draw(&app, 100, 30);
+    golden("waits-100x30", &buffer);
+    let lines = text(&buffer);
+    row_with(&lines, "Waits demo longest of 2334 tasks");
+    // Longest first, each with its worker, cause and the cause's figures.
+    let (first, row) = row_with(&lines, "48.2ms");
+    assert!(
+        row.contains("w2") && row.contains("behind a long task") && row.contains("47.9ms"),
+        "{row}"
+    );
+    let (second, row) = row_with(&lines, "9.4ms");
+    assert!(first < second && row.contains("no progress"), "{row}");
+    // The totals below, and the waits whose spawn left the rings.
+    let (totals, row) = row_with(&lines, "by cause");
+    assert!(totals > second && row.contains("41 whose spawn"), "{row}");
+    let (at, row) = row_with(&lines, "2310");
+    assert!(
+        at > totals && row.contains("pool asleep") && row.contains("41.5ms"),
+        "{row}"
+    );
+    // Host-side causes stand out.
+    assert_eq!(style_of(&buffer, "no progress").fg, Some(Color::Red));
+
+    // At 80x24 the list shrinks but the totals keep their rows.
+    let lines = text(&draw(&app, 80, 24));
+    row_with(&lines, "48.2ms");
+    row_with(&lines, "  global queue starved");
+
+    // w again closes it; reopened, nothing old shows.
+    app.update(Action::ToggleWaits);
+    assert!(!screen(&draw(&app, 100, 30)).contains(" Waits "));
+    app.update(Action::ToggleWaits);
+    assert!(screen(&draw(&app, 100, 30)).contains("explaining the flight recorder's window"));
+}
+
+#[test]
+fn the_waits_view_says_when_the_pool_records_below_tasks_level_or_not_at_all() {
+    use dreadpool_top::state::waits::{Waits, WaitsChunk};
+    let mut app = demo(4, 10);
+    app.update(Action::ToggleWaits);
+    let at = app.now;
+    app.ingest(Tick {
+        at,
+        waits: vec![WaitsChunk {
+            pool: "demo".into(),
+            waits: Waits::NeedsTasksLevel {
+                level: "Scheduler".into(),
+            },
+        }],
+        ..Tick::default()
+    });
+    let lines = text(&draw(&app, 100, 30));
+    row_with(&lines, "the pool records at Scheduler level");
+    row_with(&lines, "needs RecordLevel::Tasks");
+    row_with(&lines, "set_record_level");
+
+    // A host built without the recorder: said, rather than waited for.
+    app.ingest(Tick {
+        at,
+        waits: vec![WaitsChunk {
+            pool: "demo".into(),
+            waits: Waits::NoRecorder,
+        }],
+        ..Tick::default()
+    });
+    let lines = text(&draw(&app, 100, 30));
+    row_with(&lines, "the host has no flight recorder");
+}

@@ -21,7 +21,9 @@ mod pacing;
 pub use attached::{Attached, DIGEST_MAX_EVENTS, RECORDING_PATIENCE};
 pub use conversion::{to_sample, PoolFeed};
 pub use demo::{is_demo_panic, Demo, DemoRecorder, DEMO_POOL, DEMO_RECORD_CAPACITY};
-pub use pacing::{Pacer, HOST_COST_FACTOR, TIMELINE_COST_FACTOR, TIMELINE_EVERY};
+pub use pacing::{
+    Pacer, HOST_COST_FACTOR, TIMELINE_COST_FACTOR, TIMELINE_EVERY, WAITS_COST_FACTOR,
+};
 
 use crate::state::{Command, Tick};
 
@@ -58,6 +60,16 @@ impl Source {
     pub fn show_pool(&mut self, name: Option<&str>) {
         if let Source::Attached(a) = self {
             a.show_pool(name);
+        }
+    }
+
+    /// Tells the source whether the waits view is shown: while it is, the
+    /// recordings it takes are at `Tasks` level (the level that links each
+    /// spawn to its run) and explained, and the tick carries their waits.
+    pub fn explain_waits(&mut self, on: bool) {
+        match self {
+            Source::Demo(d) => d.explain_waits(on),
+            Source::Attached(a) => a.explain_waits(on),
         }
     }
 

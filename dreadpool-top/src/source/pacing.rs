@@ -11,6 +11,12 @@ pub const TIMELINE_EVERY: Duration = Duration::from_secs(1);
 /// ring sizes.
 pub const TIMELINE_COST_FACTOR: u32 = 800;
 
+/// The same while the waits view is shown, which the user asked for: a
+/// `Tasks`-level recording costs more to take and to explain, and at 1/800
+/// the panel would move every several seconds; at most 1/100 (1%) of a core
+/// while it is open.
+pub const WAITS_COST_FACTOR: u32 = 100;
+
 /// The same for an attached host, whose exporter thread pays for each pull
 /// (the reply says how long it took): at most 1/100 (1%) of one of the
 /// host's cores per dashboard.
@@ -33,6 +39,11 @@ impl Pacer {
     /// Whether a pull is due at `now`.
     pub fn due(&self, now: Instant) -> bool {
         now >= self.next
+    }
+
+    /// The next pull is due at `at`, whatever the last one cost.
+    pub fn due_at(&mut self, at: Instant) {
+        self.next = at;
     }
 
     /// A pull that cost `cost` ended at `now`: the next is due after

@@ -6,6 +6,7 @@ pub mod events;
 pub mod history;
 pub mod sample;
 pub mod timeline;
+pub mod waits;
 
 use crate::input::Action;
 use crate::pattern::{self, Pattern};
@@ -15,6 +16,7 @@ use sample::{PoolSample, WorkerSample};
 use std::cmp::Ordering;
 use std::time::Duration;
 use timeline::{Timeline, TimelineChunk};
+use waits::{Waits, WaitsChunk};
 
 /// How many intervals of history are kept for sparklines and charts.
 pub const HISTORY: usize = 300;
@@ -240,6 +242,10 @@ pub struct Tick {
     /// What the flight recorder saw since the previous chunk, per pool
     /// (only on the ticks that pulled a recording).
     pub timelines: Vec<TimelineChunk>,
+    /// The waits of the pools whose recordings were explained on this tick
+    /// (only while the waits view is shown, on the ticks that pulled a
+    /// recording).
+    pub waits: Vec<WaitsChunk>,
     /// Outcomes to tell the user (a recording saved, or why not): the
     /// newest goes to the footer, each to the event log.
     pub notes: Vec<String>,
@@ -284,6 +290,8 @@ pub struct App {
     pub show_help: bool,
     /// Worker detail view open.
     pub detail_open: bool,
+    /// Waits view open: the shown pool's longest waits and their causes.
+    pub waits_open: bool,
     /// Panics, respawns and connection changes.
     pub events: EventLog,
     /// The dashboard's own CPU use (its UI thread), 0.0 to 1.0 of a core.
@@ -295,6 +303,9 @@ pub struct App {
     /// Each pool's timeline, by name (only pools whose source has a
     /// flight recorder).
     pub timelines: Vec<(String, Timeline)>,
+    /// Each pool's newest explained waits, by name (only while the waits
+    /// view is shown: the source explains nothing otherwise).
+    pub waits: Vec<(String, Waits)>,
     quit: bool,
     held: Option<Tick>,
     /// The newest tick's time, paused or not (`now` stops while paused).
@@ -317,11 +328,13 @@ impl App {
             paused: false,
             show_help: false,
             detail_open: false,
+            waits_open: false,
             events: EventLog::new(EVENT_LOG),
             overhead: None,
             now: Duration::ZERO,
             status: None,
             timelines: Vec::new(),
+            waits: Vec::new(),
             quit: false,
             held: None,
             clock: Duration::ZERO,
@@ -376,6 +389,13 @@ impl App {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, t)| t)
+    }
+
+    /// The shown pool's newest explained waits, if a recording of it was
+    /// explained since the waits view opened.
+    pub fn waits(&self) -> Option<&Waits> {
+        let name = &self.current()?.sample.name;
+        self.waits.iter().find(|(n, _)| n == name).map(|(_, w)| w)
     }
 
     /// The shown pool's workers in display (sort) order.
@@ -436,7 +456,18 @@ impl App {
             held.events.drain(..excess);
             // Chunks hold only what is new: every one is kept for resume.
             held.timelines.extend(tick.timelines);
+            // Each chunk of waits replaces the last: only the newest counts.
+            for chunk in tick.waits {
+                held.waits.retain(|c| c.pool != chunk.pool);
+                held.waits.push(chunk);
+            }
             return;
+        }
+        for chunk in tick.waits {
+            match self.waits.iter_mut().find(|(n, _)| *n == chunk.pool) {
+                Some((_, waits)) => *waits = chunk.waits,
+                None => self.waits.push((chunk.pool, chunk.waits)),
+            }
         }
         for chunk in &tick.timelines {
             match self.timelines.iter_mut().find(|(n, _)| *n == chunk.pool) {
@@ -519,6 +550,8 @@ impl App {
                     self.show_help = false;
                 } else if self.detail_open {
                     self.detail_open = false;
+                } else if self.waits_open {
+                    self.set_waits_open(false);
                 } else {
                     self.quit = true;
                 }
@@ -538,6 +571,16 @@ impl App {
             Action::Last => self.move_selection(isize::MAX / 2),
             Action::Open => {
                 self.detail_open = !self.detail_open && self.selected().is_some();
+                // One panel over the body at a time.
+                if self.detail_open {
+                    self.set_waits_open(false);
+                }
+            }
+            Action::ToggleWaits => {
+                self.set_waits_open(!self.waits_open);
+                if self.waits_open {
+                    self.detail_open = false;
+                }
             }
             Action::SortNext => self.set_sort(self.sort.next()),
             Action::SortPrev => self.set_sort(self.sort.prev()),
@@ -600,6 +643,17 @@ impl App {
             return Some(Command::SetRate(new));
         }
         None
+    }
+
+    fn set_waits_open(&mut self, open: bool) {
+        self.waits_open = open;
+        if !open {
+            // Explained windows age: reopened, the view shows only new ones.
+            self.waits.clear();
+            if let Some(held) = &mut self.held {
+                held.waits.clear();
+            }
+        }
     }
 
     fn set_sort(&mut self, key: SortKey) {
@@ -744,6 +798,85 @@ mod tests {
         assert!(!app.detail_open && !app.should_quit());
         app.update(Action::Back);
         assert!(app.should_quit());
+    }
+
+    fn waits_chunk(pool: &str, cause: &'static str) -> WaitsChunk {
+        WaitsChunk {
+            pool: pool.into(),
+            waits: Waits::Explained {
+                worst: vec![waits::WaitRow {
+                    task: 9,
+                    delay: Duration::from_millis(3),
+                    ran_on: 1,
+                    queue: "global".into(),
+                    cause,
+                    details: String::new(),
+                }],
+                by_cause: Vec::new(),
+                tasks: 1,
+                spawns_missing: 0,
+            },
+        }
+    }
+
+    fn worst_cause(app: &App) -> Option<&'static str> {
+        match app.waits()? {
+            Waits::Explained { worst, .. } => worst.first().map(|w| w.cause),
+            Waits::NeedsTasksLevel { .. } | Waits::NoRecorder => None,
+        }
+    }
+
+    #[test]
+    fn w_opens_the_waits_of_the_shown_pool_and_esc_closes_them_before_quitting() {
+        let mut app = fed(2);
+        app.update(Action::Open);
+        app.update(Action::ToggleWaits);
+        assert!(app.waits_open && !app.detail_open, "one panel at a time");
+        assert_eq!(app.waits(), None, "nothing explained yet");
+        let shown = app.current().unwrap().sample.name.clone();
+        app.ingest(Tick {
+            at: app.now,
+            waits: vec![
+                waits_chunk("other", "pool asleep"),
+                waits_chunk(&shown, "every worker busy"),
+            ],
+            ..Tick::default()
+        });
+        assert_eq!(worst_cause(&app), Some("every worker busy"));
+        // A newer chunk replaces the pool's waits: the panel is live.
+        app.ingest(Tick {
+            at: app.now,
+            waits: vec![waits_chunk(&shown, "behind a long task")],
+            ..Tick::default()
+        });
+        assert_eq!(worst_cause(&app), Some("behind a long task"));
+        assert_eq!(app.waits.len(), 2);
+        app.update(Action::Open);
+        assert!(app.detail_open && !app.waits_open);
+        app.update(Action::ToggleWaits);
+        app.update(Action::Back);
+        assert!(!app.waits_open && !app.should_quit());
+        assert_eq!(app.waits(), None, "closed: what was explained is dropped");
+        app.update(Action::Back);
+        assert!(app.should_quit());
+    }
+
+    #[test]
+    fn paused_waits_are_held_and_the_newest_applied_on_resume() {
+        let mut app = fed(1);
+        let shown = app.current().unwrap().sample.name.clone();
+        app.update(Action::ToggleWaits);
+        app.update(Action::TogglePause);
+        for cause in ["pool asleep", "no progress"] {
+            app.ingest(Tick {
+                at: app.now,
+                waits: vec![waits_chunk(&shown, cause)],
+                ..Tick::default()
+            });
+        }
+        assert_eq!(app.waits(), None);
+        app.update(Action::TogglePause);
+        assert_eq!(worst_cause(&app), Some("no progress"));
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         let attached = matches!(app.mode, crate::state::Mode::Attach { .. });
         let hints: &[(&str, &str)] = if app.detail_open {
             &[("Esc", "back"), ("↑↓", "worker"), ("q", "quit")]
+        } else if app.waits_open {
+            &[("w Esc", "close waits"), ("Tab", "pool"), ("q", "quit")]
         } else if attached {
             &[
                 ("↑↓", "select"),
@@ -29,6 +31,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ("␣", "pause"),
                 ("Tab", "pool"),
                 ("r", "record"),
+                ("w", "waits"),
                 ("?", "help"),
                 ("q", "quit"),
             ]
@@ -41,6 +44,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ("1-7", "load"),
                 ("+-", "rate"),
                 ("r", "record"),
+                ("w", "waits"),
                 ("?", "help"),
                 ("q", "quit"),
             ]

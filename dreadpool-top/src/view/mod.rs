@@ -7,7 +7,8 @@
 //! chart; below 60x16 it keeps the header and the worker table only. The
 //! timeline (from the flight recorder) takes the room above the event log
 //! when there is enough for a row per worker and three rows of log (from
-//! about 100x30 with 4 workers); otherwise it collapses away.
+//! about 100x30 with 4 workers); otherwise it collapses away. The detail
+//! (Enter) and the waits (`w`) are drawn over the body.
 
 pub mod detail;
 pub mod events;
@@ -20,6 +21,7 @@ pub mod steals;
 pub mod theme;
 pub mod throughput;
 pub mod timeline;
+pub mod waits;
 pub mod workers;
 
 use crate::state::App;
@@ -38,6 +40,9 @@ pub fn render(app: &App, frame: &mut Frame) {
     header::render(app, frame, top);
     footer::render(app, frame, bottom);
     render_body(app, frame, body);
+    if app.waits_open {
+        waits::render(app, frame, body);
+    }
     if app.detail_open {
         detail::render(app, frame, body);
     }

@@ -9,6 +9,7 @@ use super::conversion::PoolFeed;
 use super::pacing::Pacer;
 use crate::state::sample::PoolSample;
 use crate::state::timeline::TimelineChunk;
+use crate::state::waits::{Waits, WaitsChunk};
 use crate::state::{Link, Tick};
 use dreadpool_metrics::{self as metrics, Client, Report, Requester, Snapshot};
 use reader::{read_loop, Incoming};
@@ -44,6 +45,11 @@ pub struct Attached {
     notes: Vec<String>,
     chunks: Vec<TimelineChunk>,
     saved: (Sender<String>, Receiver<String>),
+    /// The waits view is shown: digests are taken at `Tasks` level, whole,
+    /// and explained.
+    waits: bool,
+    /// The explained digests since the last tick.
+    explained: Vec<WaitsChunk>,
 }
 
 impl Attached {
@@ -89,12 +95,23 @@ impl Attached {
             notes: Vec::new(),
             chunks: Vec::new(),
             saved: mpsc::channel(),
+            waits: false,
+            explained: Vec::new(),
         })
     }
 
     /// Which pool the dashboard shows (its timeline is the one pulled).
     pub fn show_pool(&mut self, name: Option<&str>) {
         self.shown = name.map(str::to_owned);
+    }
+
+    /// Whether the waits view is shown (see [`Source::explain_waits`](super::Source::explain_waits)).
+    pub fn explain_waits(&mut self, on: bool) {
+        if on && !self.waits {
+            // The host may record every task already: ask now.
+            self.pacer.due_at(Instant::now());
+        }
+        self.waits = on;
     }
 
     /// Whether the host answers recording requests (as its latest hello
@@ -153,6 +170,15 @@ impl Attached {
         let pools = newest.map(|pools| self.observe(pools)).unwrap_or_default();
         let mut notes = std::mem::take(&mut self.notes);
         notes.extend(self.saved.1.try_iter());
+        if self.waits && !self.records && self.link == Link::Connected {
+            // Nothing will be explained: the view says why rather than wait.
+            if let Some(pool) = self.shown.clone() {
+                self.explained.push(WaitsChunk {
+                    pool,
+                    waits: Waits::NoRecorder,
+                });
+            }
+        }
         Tick {
             at,
             pools,
@@ -160,6 +186,7 @@ impl Attached {
             panics_reported: false,
             link: Some(self.link.clone()),
             timelines: std::mem::take(&mut self.chunks),
+            waits: std::mem::take(&mut self.explained),
             notes,
         }
     }
@@ -269,6 +296,52 @@ mod tests {
             a.current().unwrap().sample.uptime > frozen
         });
         assert_eq!(app.freshness(), Freshness::Live);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn with_the_waits_view_shown_the_hosts_tasks_are_explained() {
+        use crate::input::Action;
+        use crate::state::waits::Waits;
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(2)
+            .with_thread_name("tasks")
+            .with_record_level(dreadpool_core::RecordLevel::Tasks)
+            .build();
+        for _ in 0..100 {
+            pool.spawn(|| ());
+        }
+        pool.join();
+        let dir = std::env::temp_dir().join(format!("dpt-waits-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("host.sock");
+        let addr = path.to_str().unwrap();
+        let _exporter = metrics::Exporter::builder()
+            .pool(&pool)
+            .interval(Duration::from_millis(10))
+            .bind(addr)
+            .unwrap();
+        let mut attached = Attached::connect(addr, std::env::temp_dir()).unwrap();
+        let mut app = App::new(
+            Mode::Attach {
+                addr: addr.into(),
+                link: Link::Connected,
+            },
+            Duration::from_millis(10),
+        );
+        app.update(Action::ToggleWaits);
+        tick_until(&mut attached, &mut app, "the host's pool", |a| {
+            a.current().is_some()
+        });
+        // What the main loop tells the source before each tick.
+        attached.show_pool(Some("tasks"));
+        attached.explain_waits(app.waits_open);
+        tick_until(
+            &mut attached,
+            &mut app,
+            "the explained waits",
+            |a| matches!(a.waits(), Some(Waits::Explained { tasks, .. }) if *tasks >= 100),
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -4,6 +4,7 @@ use super::reader::Incoming;
 use super::Attached;
 use crate::record::{self, Saved};
 use crate::source::pacing::HOST_COST_FACTOR;
+use crate::state::waits::WaitsChunk;
 use crate::state::Link;
 use dreadpool_core::RecordLevel;
 use dreadpool_metrics::{RecordingReply, RecordingRequest};
@@ -15,14 +16,21 @@ use std::time::{Duration, Instant};
 /// fits; beyond, the oldest of the second are left out.
 pub const DIGEST_MAX_EVENTS: usize = 20_000;
 
+/// The most events a digest for the waits view asks an attached host for:
+/// a Tasks-level window of a busy pool is several times a second of its
+/// scheduler's events; the newest are kept, so the window explained is the
+/// latest one.
+pub const WAITS_MAX_EVENTS: usize = 100_000;
+
 /// How long a requested recording may take to arrive before it is given up.
 pub const RECORDING_PATIENCE: Duration = Duration::from_secs(60);
 
 /// What a recording request was for.
 #[derive(Debug, Clone)]
 enum Purpose {
-    /// A timeline digest of this pool.
-    Digest { pool: usize },
+    /// A timeline digest of this pool; with `waits`, a whole `Tasks`-level
+    /// recording whose waits are explained too.
+    Digest { pool: usize, waits: bool },
     /// The `r` key: save this pool's recording to `path`.
     Save { path: PathBuf },
 }
@@ -51,7 +59,10 @@ impl Attached {
             return;
         };
         match pending.purpose {
-            Purpose::Digest { pool } => {
+            Purpose::Digest { pool, waits } => {
+                if waits {
+                    self.explained.push(WaitsChunk::explain(&reply.recording));
+                }
                 let (mut chunk, newest) =
                     record::timeline_chunk(&reply.recording, self.cursors.get(&pool).copied());
                 if let Some(newest) = newest {
@@ -99,13 +110,25 @@ impl Attached {
             let Some(pool) = shown.filter(|_| self.pacer.due(now)) else {
                 return;
             };
-            let mut request = RecordingRequest::pool(pool)
-                .level(RecordLevel::Scheduler)
-                .max_events(DIGEST_MAX_EVENTS);
-            if let Some(&since) = self.cursors.get(&pool) {
-                request = request.since_ns(since);
-            }
-            (request, Purpose::Digest { pool })
+            let waits = self.waits;
+            let request = if waits {
+                // A wait is explained from its spawn, which may be older
+                // than the previous digest: the whole of the rings (the
+                // newest events up to the limit), with every task's events.
+                // The timeline takes only the marks newer than its cursor.
+                RecordingRequest::pool(pool)
+                    .level(RecordLevel::Tasks)
+                    .max_events(WAITS_MAX_EVENTS)
+            } else {
+                let request = RecordingRequest::pool(pool)
+                    .level(RecordLevel::Scheduler)
+                    .max_events(DIGEST_MAX_EVENTS);
+                match self.cursors.get(&pool) {
+                    Some(&since) => request.since_ns(since),
+                    None => request,
+                }
+            };
+            (request, Purpose::Digest { pool, waits })
         };
         self.next_id += 1;
         let id = self.next_id;

@@ -5,10 +5,11 @@ mod panics;
 pub use panics::is_demo_panic;
 
 use super::conversion::PoolFeed;
-use super::pacing::{Pacer, TIMELINE_COST_FACTOR};
+use super::pacing::{Pacer, TIMELINE_COST_FACTOR, TIMELINE_EVERY, WAITS_COST_FACTOR};
 use crate::load::{LoadGenerator, LoadStats};
 use crate::pattern::Pattern;
 use crate::record::{self, RecordError, Saved};
+use crate::state::waits::WaitsChunk;
 use crate::state::{Command, Tick};
 use dreadpool_core::{PanicPolicy, RecordLevel, ThreadPool, ThreadPoolBuilder};
 use dreadpool_metrics::{Report, Snapshot};
@@ -72,6 +73,11 @@ pub struct Demo {
     timeline: Option<(Pacer, Option<u64>)>,
     dir: PathBuf,
     saved: (Sender<String>, Receiver<String>),
+    /// The level the pool was started at, restored when the waits view
+    /// closes.
+    level: RecordLevel,
+    /// The waits view is shown: recordings are explained.
+    waits: bool,
 }
 
 impl Demo {
@@ -112,6 +118,8 @@ impl Demo {
             timeline: recorder.timeline.then(|| (Pacer::new(), None)),
             dir: recorder.dir,
             saved: mpsc::channel(),
+            level: recorder.level,
+            waits: false,
         })
     }
 
@@ -121,6 +129,7 @@ impl Demo {
         let sample = self.feed.observe(Snapshot::from(&self.pool.metrics()));
         let panics = std::mem::take(&mut *self.inbox.lock().unwrap_or_else(|e| e.into_inner()));
         let mut timelines = Vec::new();
+        let mut waits = Vec::new();
         if let Some((pacer, cursor)) = &mut self.timeline {
             let now = Instant::now();
             if pacer.due(now) {
@@ -130,7 +139,15 @@ impl Demo {
                 let (chunk, newest) = record::timeline_chunk(&recording, *cursor);
                 *cursor = newest;
                 timelines.push(chunk);
-                pacer.pulled(Instant::now(), now.elapsed(), TIMELINE_COST_FACTOR);
+                if self.waits {
+                    waits.push(WaitsChunk::explain(&recording));
+                }
+                let factor = if self.waits {
+                    WAITS_COST_FACTOR
+                } else {
+                    TIMELINE_COST_FACTOR
+                };
+                pacer.pulled(Instant::now(), now.elapsed(), factor);
             }
         }
         Tick {
@@ -140,7 +157,31 @@ impl Demo {
             panics_reported: true,
             link: None,
             timelines,
+            waits,
             notes: self.saved.1.try_iter().collect(),
+        }
+    }
+
+    /// While the waits view is shown, the pool records every task (the
+    /// dashboard's small rings then hold about a second of them at the
+    /// default load: enough for the window the panel explains); after, it
+    /// goes back to the level it started at, which costs the pool less.
+    pub fn explain_waits(&mut self, on: bool) {
+        if on == self.waits {
+            return;
+        }
+        self.waits = on;
+        let level = if on {
+            self.level.max(RecordLevel::Tasks)
+        } else {
+            self.level
+        };
+        self.pool.set_record_level(level);
+        if on {
+            if let Some((pacer, _)) = &mut self.timeline {
+                // A second of every task's events: a window worth explaining.
+                pacer.due_at(Instant::now() + TIMELINE_EVERY);
+            }
         }
     }
 
@@ -183,5 +224,48 @@ impl Demo {
     pub fn shutdown(mut self) {
         self.load.cancel();
         self.pool.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::waits::Waits;
+
+    #[test]
+    fn the_waits_view_switches_the_demo_to_tasks_level_and_back() {
+        let mut demo = Demo::start(
+            2,
+            Pattern::Skewed,
+            2_000,
+            7,
+            DemoRecorder {
+                dir: std::env::temp_dir(),
+                ..DemoRecorder::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(demo.pool.record_level(), RecordLevel::Scheduler);
+        // Closed: recordings are taken for the timeline, never explained.
+        assert!(demo.tick().waits.is_empty());
+        demo.explain_waits(true);
+        assert_eq!(demo.pool.record_level(), RecordLevel::Tasks);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let waits = loop {
+            if let Some(chunk) = demo.tick().waits.pop() {
+                break chunk;
+            }
+            assert!(Instant::now() < deadline, "no waits explained in 60 s");
+            // Not an ordering: a pause between polls of the pacer.
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(waits.pool, DEMO_POOL);
+        assert!(
+            matches!(waits.waits, Waits::Explained { tasks, .. } if tasks > 0),
+            "{waits:?}"
+        );
+        demo.explain_waits(false);
+        assert_eq!(demo.pool.record_level(), RecordLevel::Scheduler);
+        demo.shutdown();
     }
 }
