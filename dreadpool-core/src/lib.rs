@@ -183,7 +183,7 @@ pub use recorder::DEFAULT_RECORD_CAPACITY;
 #[cfg(feature = "recorder")]
 pub use recorder::{
     CauseTotal, EventKind, ExplainError, Explanation, RecordLevel, RecordTrigger, RecordedEvent,
-    Recording, SpawnQueue, TaskWait, Track, WaitCause, WorkerActivity,
+    Recording, SchedulerSummary, SpawnQueue, TaskWait, Track, WaitCause, WorkerActivity,
 };
 pub use scope::Scope;
 pub use task_handle::TaskHandle;

@@ -2,7 +2,9 @@
 //! now and says why its tasks waited (`Recording::explain`), as a table for
 //! people or JSON for scripts.
 
-use dreadpool_core::{Explanation, RecordLevel, Recording, SpawnQueue, Track, WaitCause};
+use dreadpool_core::{
+    Explanation, RecordLevel, Recording, SchedulerSummary, SpawnQueue, Track, WaitCause,
+};
 use dreadpool_metrics::{Client, RecordingRequest};
 use std::fmt::Write as _;
 
@@ -43,8 +45,12 @@ pub fn explain(recording: &Recording, omitted: u64, top: usize) -> Result<Explai
     let explanation = recording.explain(top).map_err(|e| {
         format!(
             "pool {}: {e} (the host sets it with `ThreadPool::set_record_level` or \
-             `ThreadPoolBuilder::with_record_level`)",
-            recording.pool()
+             `ThreadPoolBuilder::with_record_level`)\n\
+             what this recording can still tell:\n{}\n\
+             which task waited behind what needs Tasks level: {}",
+            recording.pool(),
+            indent(&recording.scheduler_summary().to_string()),
+            SchedulerSummary::NEEDS_TASKS_LEVEL.join(", ")
         )
     })?;
     Ok(Explained {
@@ -53,6 +59,14 @@ pub fn explain(recording: &Recording, omitted: u64, top: usize) -> Result<Explai
         omitted,
         explanation,
     })
+}
+
+/// Each line of `text`, indented two spaces.
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn track(track: Track) -> String {

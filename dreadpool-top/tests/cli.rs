@@ -303,15 +303,23 @@ fn explain_attach_says_why_the_hosts_tasks_waited() {
 }
 
 /// A host recording below `Tasks` level cannot be explained: the message
-/// says which level is needed and how to set it.
+/// says which level is needed and how to set it, and what the recording
+/// can still tell (the wake of a sleeping worker, timed).
 #[test]
 fn explain_refuses_a_scheduler_level_host_with_the_reason() {
-    use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
+    use dreadpool_core::{RecordLevel, ThreadPoolBuilder, WorkerState};
     let scratch = Scratch::new("explain-level");
     let pool = ThreadPoolBuilder::new()
         .with_threads(1)
         .with_record_level(RecordLevel::Scheduler)
         .build();
+    pool.spawn(|| ());
+    pool.join();
+    // Once the worker is registered asleep, a spawn must wake it: a wake
+    // call and a wake for the summary to time.
+    while pool.metrics().workers_in(WorkerState::Sleeping) != 1 {
+        std::thread::yield_now();
+    }
     pool.spawn(|| ());
     pool.join();
     let socket = scratch.path("host.sock");
@@ -321,6 +329,12 @@ fn explain_refuses_a_scheduler_level_host_with_the_reason() {
     let message = stderr(&out);
     assert!(message.contains("RecordLevel::Tasks"), "{message}");
     assert!(message.contains("set_record_level"), "{message}");
+    assert!(
+        message.contains("what this recording can still tell"),
+        "{message}"
+    );
+    assert!(message.contains("took, from the wake call"), "{message}");
+    assert!(message.contains("behind a backlog"), "{message}");
 }
 
 /// `explain` takes none of the dashboard's flags.

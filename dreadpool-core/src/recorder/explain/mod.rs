@@ -29,12 +29,17 @@
 //! as `worker_line.rs` lays it out.
 //!
 //! Only a recording at [`RecordLevel::Tasks`] links spawns to runs; at
-//! `Scheduler` level there is no task to explain ([`ExplainError`]).
+//! `Scheduler` level there is no task to explain ([`ExplainError`]), but
+//! [`Recording::scheduler_summary`] (`scheduler_level.rs`) still times the
+//! pool's wakes, the one cause that needs no task identity.
 
 mod causes;
+mod scheduler_level;
 #[cfg(test)]
 mod tests;
 mod worker_line;
+
+pub use scheduler_level::SchedulerSummary;
 
 use super::level::RecordLevel;
 use super::recording::{EventKind, Recording, SpawnQueue, Track};
@@ -234,7 +239,8 @@ pub enum ExplainError {
     /// identities, so no spawn can be linked to its run.
     #[error(
         "the recording is at {0:?} level; explaining waits needs RecordLevel::Tasks, \
-         which links each spawn to its run"
+         which links each spawn to its run (at this level only the pool's wakes can be \
+         timed: Recording::scheduler_summary)"
     )]
     NeedsTasksLevel(RecordLevel),
 }
