@@ -3,7 +3,8 @@
 //! people or JSON for scripts.
 
 use dreadpool_core::{
-    Explanation, RecordLevel, Recording, SchedulerSummary, SpawnQueue, Track, WaitCause,
+    Explanation, RanMeanwhile, RecordLevel, Recording, SchedulerSummary, SpawnQueue, Track,
+    WaitCause,
 };
 use dreadpool_metrics::{Client, RecordingRequest};
 use std::fmt::Write as _;
@@ -18,6 +19,10 @@ pub struct Explained {
     pub omitted: u64,
     /// The explanation.
     pub explanation: Explanation,
+    /// For each of the worst waits, what each worker ran meanwhile, where
+    /// the cause is about the whole pool (every worker busy, behind a
+    /// backlog); empty for the others.
+    pub meanwhile: Vec<Vec<RanMeanwhile>>,
 }
 
 /// Takes a recording of pool `pool` (its index in the host's hello) from
@@ -53,11 +58,20 @@ pub fn explain(recording: &Recording, omitted: u64, top: usize) -> Result<Explai
             SchedulerSummary::NEEDS_TASKS_LEVEL.join(", ")
         )
     })?;
+    let meanwhile = explanation
+        .worst
+        .iter()
+        .map(|wait| match wait.cause {
+            WaitCause::AllWorkersBusy | WaitCause::Backlog { .. } => recording.ran_meanwhile(wait),
+            _ => Vec::new(),
+        })
+        .collect();
     Ok(Explained {
         pool: recording.pool().to_string(),
         level: recording.level(),
         omitted,
         explanation,
+        meanwhile,
     })
 }
 
@@ -137,6 +151,9 @@ pub fn render_text(explained: &Explained) -> String {
             wait.ran_on,
             wait.cause
         );
+        for ran in explained.meanwhile.get(rank).into_iter().flatten() {
+            let _ = writeln!(out, "       {}", meanwhile_text(ran));
+        }
     }
     let _ = writeln!(out, "\nwaits by cause:");
     let _ = writeln!(
@@ -155,6 +172,31 @@ pub fn render_text(explained: &Explained) -> String {
         );
     }
     out
+}
+
+/// One worker's part of a wait, for people.
+fn meanwhile_text(ran: &RanMeanwhile) -> String {
+    let longest = match ran.longest {
+        Some((Some(task), ns)) => format!(", longest task {task} for {}", nanos(ns)),
+        Some((None, ns)) => format!(", longest task for {}", nanos(ns)),
+        None => String::new(),
+    };
+    format!(
+        "worker {} started {} tasks, ran tasks for {}{longest}",
+        ran.worker,
+        ran.tasks_started,
+        nanos(ran.busy_ns)
+    )
+}
+
+fn meanwhile_json(ran: &RanMeanwhile) -> serde_json::Value {
+    serde_json::json!({
+        "worker": ran.worker,
+        "tasks_started": ran.tasks_started,
+        "busy_ns": ran.busy_ns,
+        "longest_task": ran.longest.and_then(|(task, _)| task),
+        "longest_ns": ran.longest.map(|(_, ns)| ns),
+    })
 }
 
 fn cause_json(cause: &WaitCause) -> serde_json::Value {
@@ -201,13 +243,20 @@ pub fn render_json(explained: &Explained) -> serde_json::Value {
         "tasks": e.tasks,
         "spawns_missing": e.spawns_missing,
         "omitted_events": explained.omitted,
-        "worst": e.worst.iter().map(|w| serde_json::json!({
+        "worst": e.worst.iter().enumerate().map(|(rank, w)| serde_json::json!({
             "task": w.task,
             "delay_ns": w.delay_ns(),
             "spawned_on": track(w.spawned_on),
             "queue": queue(w.queue),
             "ran_on": w.ran_on,
             "cause": cause_json(&w.cause),
+            "meanwhile": explained
+                .meanwhile
+                .get(rank)
+                .into_iter()
+                .flatten()
+                .map(meanwhile_json)
+                .collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "by_cause": e.by_cause.iter().map(|c| serde_json::json!({
             "cause": c.cause, "waits": c.waits, "total_ns": c.total_ns, "p99_ns": c.p99_ns,

@@ -394,6 +394,61 @@ fn explain_reads_a_chrome_json_trace_back_with_the_same_answer() {
     assert_eq!(read_back, expected);
 }
 
+/// A task spawned from outside while the one worker runs a long task waits
+/// with every worker busy, and the report says what the worker ran
+/// meanwhile: no task started, busy the whole wait with the long one.
+#[test]
+fn explain_says_what_each_worker_ran_while_every_worker_was_busy() {
+    use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
+    use std::sync::mpsc;
+    let scratch = Scratch::new("explain-busy");
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_record_level(RecordLevel::Tasks)
+        .build();
+    let (started_tx, started_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    pool.spawn(move || {
+        started_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+    });
+    started_rx.recv().unwrap();
+    pool.spawn(|| std::hint::black_box(()));
+    release_tx.send(()).unwrap();
+    pool.join();
+    let trace = scratch.path("busy.json");
+    pool.recording()
+        .write_chrome_json(std::fs::File::create(&trace).unwrap())
+        .unwrap();
+
+    let out = run(&["explain", trace.to_str().unwrap(), "--top", "2", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The second task's (the first's wait is the new thread's start).
+    let worst = json["worst"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["cause"]["name"] == "every worker busy")
+        .unwrap_or_else(|| panic!("no wait with every worker busy: {json}"));
+    let meanwhile = worst["meanwhile"].as_array().unwrap();
+    assert_eq!(meanwhile.len(), 1, "{json}");
+    assert_eq!(meanwhile[0]["tasks_started"], 0, "{json}");
+    let busy = meanwhile[0]["busy_ns"].as_u64().unwrap();
+    assert_eq!(meanwhile[0]["longest_ns"].as_u64(), Some(busy), "{json}");
+    assert!(
+        busy > 0 && busy <= worst["delay_ns"].as_u64().unwrap(),
+        "{json}"
+    );
+
+    let out = run(&["explain", trace.to_str().unwrap(), "--top", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("worker 0 started 0 tasks, ran tasks for"),
+        "{text}"
+    );
+}
+
 /// What is not a dreadpool trace in Chrome JSON form is refused, saying
 /// why: a Perfetto (binary) trace, JSON cut short, other JSON.
 #[test]

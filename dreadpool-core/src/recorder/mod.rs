@@ -89,7 +89,9 @@ mod task_ids;
 mod trigger;
 
 #[cfg(feature = "recorder")]
-pub use explain::{CauseTotal, ExplainError, Explanation, SchedulerSummary, TaskWait, WaitCause};
+pub use explain::{
+    CauseTotal, ExplainError, Explanation, RanMeanwhile, SchedulerSummary, TaskWait, WaitCause,
+};
 #[cfg(feature = "recorder")]
 pub use level::RecordLevel;
 #[cfg(feature = "recorder")]

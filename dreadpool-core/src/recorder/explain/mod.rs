@@ -26,7 +26,8 @@
 //!    was working through what came first.
 //!
 //! `causes.rs` applies these rules to one wait, over each worker's timeline
-//! as `worker_line.rs` lays it out.
+//! as `worker_line.rs` lays it out; `meanwhile.rs` says what each worker ran
+//! during a wait ([`Recording::ran_meanwhile`]).
 //!
 //! Only a recording at [`RecordLevel::Tasks`] links spawns to runs; at
 //! `Scheduler` level there is no task to explain ([`ExplainError`]), but
@@ -34,11 +35,13 @@
 //! pool's wakes, the one cause that needs no task identity.
 
 mod causes;
+mod meanwhile;
 mod scheduler_level;
 #[cfg(test)]
 mod tests;
 mod worker_line;
 
+pub use meanwhile::RanMeanwhile;
 pub use scheduler_level::SchedulerSummary;
 
 use super::level::RecordLevel;
@@ -293,8 +296,7 @@ impl Recording {
         if self.level < RecordLevel::Tasks {
             return Err(ExplainError::NeedsTasksLevel(self.level));
         }
-        let workers = self.worker_names.len();
-        let mut lines: Vec<WorkerLine> = (0..workers).map(|_| WorkerLine::default()).collect();
+        let lines = WorkerLine::of_each_worker(self);
         let mut spawns: HashMap<u64, (u64, Track, SpawnQueue)> = HashMap::new();
         let mut starts: Vec<(u64, usize, u64)> = Vec::new();
         let mut wakes: Vec<u64> = Vec::new();
@@ -302,27 +304,6 @@ impl Recording {
         let mut steals: Vec<u64> = Vec::new();
         let mut pulls: Vec<u64> = Vec::new();
         for event in &self.events {
-            if let Track::Worker(w) = event.track {
-                if let Some(line) = lines.get_mut(w) {
-                    line.times.push(event.time_ns);
-                    match event.kind {
-                        EventKind::State(activity) => {
-                            line.states.push((event.time_ns, activity));
-                            line.boundaries.push((event.time_ns, false));
-                        }
-                        EventKind::RunBegin { task } => {
-                            line.runs.push((event.time_ns, task));
-                            line.boundaries.push((event.time_ns, true));
-                        }
-                        EventKind::RunEnd { .. }
-                        | EventKind::WaitBegin
-                        | EventKind::WaitEnd
-                        | EventKind::Panic { .. }
-                        | EventKind::Respawn => line.boundaries.push((event.time_ns, false)),
-                        _ => {}
-                    }
-                }
-            }
             match (event.kind, event.track) {
                 (EventKind::Spawn { task, queue, .. }, track) => {
                     spawns.insert(task, (event.time_ns, track, queue));

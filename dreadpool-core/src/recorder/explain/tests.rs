@@ -232,9 +232,28 @@ fn a_task_waits_while_every_worker_is_busy() {
         ),
         run(9_000, 0, 32),
     ];
+    let recording = recording(2, events);
+    assert_eq!(cause_of(&recording, 32), WaitCause::AllWorkersBusy);
+    // What kept each worker: the run in progress at the spawn counts for
+    // its time within the wait, not as a task started.
+    let explanation = recording.explain(usize::MAX).expect("Tasks level");
+    let wait = explanation.worst.iter().find(|w| w.task == 32).expect("32");
     assert_eq!(
-        cause_of(&recording(2, events), 32),
-        WaitCause::AllWorkersBusy
+        recording.ran_meanwhile(wait),
+        vec![
+            RanMeanwhile {
+                worker: 0,
+                tasks_started: 1,
+                busy_ns: 8_000,
+                longest: Some((Some(33), 6_000)),
+            },
+            RanMeanwhile {
+                worker: 1,
+                tasks_started: 1,
+                busy_ns: 8_000,
+                longest: Some((Some(34), 5_000)),
+            },
+        ]
     );
 }
 

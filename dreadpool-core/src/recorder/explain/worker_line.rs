@@ -1,7 +1,7 @@
 //! One worker's timeline, as the causes read it: its events' times, its
 //! state changes, its task starts, and where each run ended.
 
-use crate::recorder::recording::WorkerActivity;
+use crate::recorder::recording::{EventKind, Recording, Track, WorkerActivity};
 
 /// One worker's timeline, as the causes need it.
 #[derive(Default)]
@@ -19,6 +19,39 @@ pub(super) struct WorkerLine {
 }
 
 impl WorkerLine {
+    /// Every worker's timeline in `recording`, by worker index.
+    pub(super) fn of_each_worker(recording: &Recording) -> Vec<WorkerLine> {
+        let mut lines: Vec<WorkerLine> = (0..recording.worker_names.len())
+            .map(|_| WorkerLine::default())
+            .collect();
+        for event in &recording.events {
+            let Track::Worker(w) = event.track else {
+                continue;
+            };
+            let Some(line) = lines.get_mut(w) else {
+                continue;
+            };
+            line.times.push(event.time_ns);
+            match event.kind {
+                EventKind::State(activity) => {
+                    line.states.push((event.time_ns, activity));
+                    line.boundaries.push((event.time_ns, false));
+                }
+                EventKind::RunBegin { task } => {
+                    line.runs.push((event.time_ns, task));
+                    line.boundaries.push((event.time_ns, true));
+                }
+                EventKind::RunEnd { .. }
+                | EventKind::WaitBegin
+                | EventKind::WaitEnd
+                | EventKind::Panic { .. }
+                | EventKind::Respawn => line.boundaries.push((event.time_ns, false)),
+                _ => {}
+            }
+        }
+        lines
+    }
+
     /// The worker's activity at `t` (its last state change at or before),
     /// `None` if the recording has none by then.
     pub(super) fn activity_at(&self, t: u64) -> Option<WorkerActivity> {
