@@ -56,6 +56,7 @@ impl Handle {
     /// has shut down (or is shutting down) and the caller is not one of its
     /// tasks. Tasks spawned by the pool's own tasks are always accepted, even
     /// while it drains.
+    #[track_caller]
     pub fn try_spawn<F>(&self, task: F) -> Result<(), SpawnError<F>>
     where
         F: FnOnce() + Send + 'static,
@@ -84,6 +85,7 @@ impl Handle {
     /// # Panics
     ///
     /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
     pub fn spawn_with_handle<F, T>(&self, task: F) -> crate::TaskHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,

@@ -239,6 +239,7 @@ where
 /// Spawns an already-counted scoped task on `registry` (or on worker
 /// `target`'s inbox), running it on the calling thread if the pool refuses
 /// it, so that its count is always taken back.
+#[track_caller]
 pub(crate) fn spawn_counted(registry: &Registry, target: Option<usize>, task: Task) {
     let refused = match target {
         None => registry.try_spawn(task),
@@ -267,6 +268,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     /// queue, like [`ThreadPool::spawn`](crate::ThreadPool::spawn). If the
     /// pool has shut down and the caller is outside it, the task runs on the
     /// calling thread instead: nothing spawned on a scope is ever dropped.
+    #[track_caller]
     pub fn spawn<F>(&'scope self, task: F)
     where
         F: FnOnce() + Send + 'scope,

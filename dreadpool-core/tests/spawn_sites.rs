@@ -1,0 +1,119 @@
+//! Spawn sites: each spawn API records its caller's line (`#[track_caller]`)
+//! at `Tasks` level, from outside the pool and from its own tasks.
+#![cfg(feature = "recorder")]
+
+use dreadpool_core::{
+    EventKind, RecordLevel, Recording, SpawnQueue, ThreadPool, ThreadPoolBuilder,
+};
+use std::collections::BTreeMap;
+
+fn pool(threads: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .with_threads(threads)
+        .with_record_level(RecordLevel::Tasks)
+        .build()
+}
+
+/// The lines of this file's spawns in `recording`, by queue, sorted.
+fn lines(recording: &Recording) -> BTreeMap<&'static str, Vec<u32>> {
+    let mut lines: BTreeMap<&'static str, Vec<u32>> = BTreeMap::new();
+    for event in recording.events() {
+        if let EventKind::Spawn { task, queue, .. } = event.kind {
+            let site = recording
+                .task_site(task)
+                .unwrap_or_else(|| panic!("task {task} has no site"));
+            assert!(site.file().ends_with("spawn_sites.rs"), "{site}");
+            let queue = match queue {
+                SpawnQueue::Local => "local",
+                SpawnQueue::Global => "global",
+                SpawnQueue::Inbox { .. } => "inbox",
+            };
+            lines.entry(queue).or_default().push(site.line());
+        }
+    }
+    for v in lines.values_mut() {
+        v.sort_unstable();
+    }
+    lines
+}
+
+#[test]
+fn outside_spawns_record_their_callers_line() {
+    let pool = pool(2);
+    let spawn = line!() + 1;
+    pool.spawn(|| {});
+    let try_spawn = line!() + 1;
+    pool.try_spawn(|| {}).unwrap();
+    let with_handle = line!() + 1;
+    pool.spawn_with_handle(|| 1).join().unwrap();
+    let handle = pool.handle();
+    let handle_spawn = line!() + 1;
+    handle.spawn(|| {});
+    let handle_try = line!() + 1;
+    handle.try_spawn(|| {}).unwrap();
+    let handle_with = line!() + 1;
+    handle.spawn_with_handle(|| 2).join().unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let mut want = vec![
+        spawn,
+        try_spawn,
+        with_handle,
+        handle_spawn,
+        handle_try,
+        handle_with,
+    ];
+    want.sort_unstable();
+    assert_eq!(lines(&recording).get("global"), Some(&want));
+    // The column is the method name's: `pool.spawn` here, at column 10.
+    let site = recording
+        .task_sites()
+        .map(|(_, site)| site)
+        .find(|site| site.line() == spawn)
+        .unwrap();
+    assert_eq!(site.column(), 10, "{site:?}");
+}
+
+#[test]
+fn a_tasks_own_spawns_record_their_line() {
+    let pool = pool(1);
+    let handle = pool.handle();
+    let (done, finished) = std::sync::mpsc::channel();
+    let outer = line!() + 1;
+    pool.spawn(move || {
+        handle.spawn(|| {});
+        let _ = done.send(line!() - 1);
+    });
+    let inner = finished.recv().unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let lines = lines(&recording);
+    assert_eq!(lines.get("global"), Some(&vec![outer]));
+    assert_eq!(lines.get("local"), Some(&vec![inner]));
+}
+
+#[test]
+fn scope_and_broadcast_spawns_record_their_line() {
+    let pool = pool(2);
+    let scoped = line!() + 2;
+    pool.scope(|s| {
+        s.spawn(|| {});
+    });
+    let broadcast = line!() + 1;
+    pool.broadcast(|_| ());
+    let recording = pool.recording();
+    let lines = lines(&recording);
+    assert_eq!(lines.get("global"), Some(&vec![scoped]));
+    assert_eq!(lines.get("inbox"), Some(&vec![broadcast, broadcast]));
+}
+
+#[test]
+fn below_tasks_level_no_sites() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_record_level(RecordLevel::Scheduler)
+        .build();
+    pool.spawn(|| {});
+    pool.join();
+    assert_eq!(pool.recording().task_sites().count(), 0);
+}
