@@ -70,6 +70,7 @@ impl Handle {
     /// # Panics
     ///
     /// Re-raises the panic of `f`.
+    #[track_caller]
     pub fn install<F, R>(&self, f: F) -> R
     where
         F: FnOnce() -> R + Send,

@@ -170,6 +170,7 @@ impl ThreadPool {
     /// # Panics
     ///
     /// Re-raises the panic of `f`, on the calling thread.
+    #[track_caller]
     pub fn install<F, R>(&self, f: F) -> R
     where
         F: FnOnce() -> R + Send,

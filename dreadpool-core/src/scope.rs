@@ -285,6 +285,23 @@ impl<'scope, 'env> Scope<'scope, 'env> {
 /// Runs a scope on `registry`: the body, then the wait, then the panics.
 /// The body's panic wins over the tasks'; otherwise the first task panic is
 /// re-raised, after every task ended.
+/// Runs `task` on `registry` as the only task of a scope and waits for it
+/// (`install`), re-raising its panic. Not through [`run`]'s body closure,
+/// which would hide the caller from `#[track_caller]`: the task's spawn
+/// site is the caller's caller, `install`'s user.
+#[track_caller]
+pub(crate) fn run_one<'env, F>(registry: &Registry, task: F)
+where
+    F: FnOnce() + Send + 'env,
+{
+    let scope: Scope<'_, 'env> = Scope::new(registry);
+    scope.spawn(task);
+    scope.state.finish_body_and_wait();
+    if let Some(payload) = scope.state.take_panic() {
+        resume_unwind(payload);
+    }
+}
+
 pub(crate) fn run<'env, F, R>(registry: &Registry, body: F) -> R
 where
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> R,

@@ -108,6 +108,20 @@ fn scope_and_broadcast_spawns_record_their_line() {
 }
 
 #[test]
+fn install_records_its_callers_line() {
+    let pool = pool(1);
+    let line = line!() + 1;
+    assert_eq!(pool.install(|| 7), 7);
+    let handle_line = line!() + 1;
+    assert_eq!(pool.handle().install(|| 8), 8);
+    let recording = pool.recording();
+    assert_eq!(
+        lines(&recording).get("global"),
+        Some(&vec![line, handle_line])
+    );
+}
+
+#[test]
 fn below_tasks_level_no_sites() {
     let pool = ThreadPoolBuilder::new()
         .with_threads(1)
