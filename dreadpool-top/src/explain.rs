@@ -166,6 +166,10 @@ fn cause_json(cause: &WaitCause) -> serde_json::Value {
             serde_json::json!({ "worker": worker, "gap_ns": gap_ns })
         }
         WaitCause::GlobalQueueStarved { steals } => serde_json::json!({ "steals": steals }),
+        WaitCause::Backlog {
+            tasks_ahead,
+            busy_ns,
+        } => serde_json::json!({ "tasks_ahead": tasks_ahead, "busy_ns": busy_ns }),
         _ => serde_json::json!({}),
     };
     if let (Some(map), serde_json::Value::Object(extra)) = (value.as_object_mut(), extra) {

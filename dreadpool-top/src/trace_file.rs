@@ -2,7 +2,8 @@
 //! PATH`: the Chrome JSON form of a recording (`Recording::write_chrome_json`,
 //! `--record FILE.json`, the `r` key with a `.json` name), rebuilt into a
 //! `Recording` with the events the explanation reads (spawns, task runs,
-//! waits and panics, state changes, wakes, steals and global pulls).
+//! waits and panics, state changes, wakes and wake calls, steals and
+//! global pulls).
 
 use dreadpool_core::{
     EventKind, RecordLevel, RecordedEvent, Recording, SpawnQueue, SpawnSite, Track, WorkerActivity,
@@ -229,6 +230,20 @@ fn parse(json: &Value) -> Result<Recording, &'static str> {
                         .unwrap_or(false),
                 },
             ),
+            // A wake call: on a worker's state lane, or an outside
+            // thread's lane when a spawner woke the worker.
+            (Lane::State(_) | Lane::Outside(_), "unpark") => {
+                let track = match lane {
+                    Lane::Outside(j) => Track::Outside(j),
+                    Lane::Tasks(w) | Lane::State(w) => Track::Worker(w),
+                };
+                (
+                    track,
+                    EventKind::Unpark {
+                        worker: uint(&args, "worker") as usize,
+                    },
+                )
+            }
             (Lane::State(w), name) if ph == "X" => match activity(name) {
                 Some(activity) => (Track::Worker(w), EventKind::State(activity)),
                 None => continue,
@@ -300,5 +315,70 @@ mod tests {
             .collect();
         read.sort();
         assert_eq!(read, sites);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The wake calls come back on the lanes they were written to: a
+    /// spawner's on its outside lane, a worker's on its state lane. The
+    /// explanation times a sleeping pool's wake from them.
+    #[test]
+    fn wake_calls_read_back_on_their_tracks() {
+        let at = |time_ns, track, kind| RecordedEvent {
+            time_ns,
+            track,
+            kind,
+        };
+        let events = vec![
+            at(
+                0,
+                Track::Worker(0),
+                EventKind::State(WorkerActivity::Sleeping),
+            ),
+            at(
+                0,
+                Track::Worker(1),
+                EventKind::State(WorkerActivity::Sleeping),
+            ),
+            at(
+                1_000,
+                Track::Outside(0),
+                EventKind::Spawn {
+                    task: 7,
+                    queue: SpawnQueue::Global,
+                    within_ns: 0,
+                },
+            ),
+            at(1_500, Track::Outside(0), EventKind::Unpark { worker: 1 }),
+            at(2_250, Track::Worker(1), EventKind::Unpark { worker: 0 }),
+        ];
+        let written = Recording::from_parts(
+            "pool".into(),
+            RecordLevel::Tasks,
+            vec!["w0".into(), "w1".into()],
+            vec!["main".into()],
+            events,
+            0,
+            10_000,
+        );
+        let mut json = Vec::new();
+        written.write_chrome_json(&mut json).expect("written");
+        let read = parse(&serde_json::from_slice(&json).expect("JSON")).expect("read back");
+        let unparks: Vec<(u64, Track, EventKind)> = read
+            .events()
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Unpark { .. }))
+            .map(|e| (e.time_ns, e.track, e.kind))
+            .collect();
+        assert_eq!(
+            unparks,
+            vec![
+                (1_500, Track::Outside(0), EventKind::Unpark { worker: 1 }),
+                (2_250, Track::Worker(1), EventKind::Unpark { worker: 0 }),
+            ]
+        );
     }
 }

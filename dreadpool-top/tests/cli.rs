@@ -365,14 +365,16 @@ fn explain_reads_a_chrome_json_trace_back_with_the_same_answer() {
         .map(|w| {
             (
                 w["task"].as_u64().unwrap(),
-                w["cause"]["name"].as_str().unwrap().to_string(),
+                w["cause"]["text"].as_str().unwrap().to_string(),
             )
         })
         .collect();
+    // The whole sentence: its figures (a wake's time from the wake call,
+    // a backlog's tasks) must survive the file too.
     let expected: Vec<(u64, String)> = direct
         .worst
         .iter()
-        .map(|w| (w.task, w.cause.name().to_string()))
+        .map(|w| (w.task, w.cause.to_string()))
         .collect();
     // Times go through microseconds with three decimals: exact to the ns.
     assert_eq!(read_back, expected);

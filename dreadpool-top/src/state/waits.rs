@@ -177,6 +177,10 @@ fn details(cause: &WaitCause) -> String {
             format!("{steals} steals, no global pull")
         }
         WaitCause::AllWorkersBusy => "every worker running".into(),
+        WaitCause::Backlog {
+            tasks_ahead,
+            busy_ns,
+        } => format!("{tasks_ahead} older ran first, busy {}", ns(busy_ns)),
         _ => String::new(),
     }
 }
@@ -257,6 +261,13 @@ mod tests {
         assert_eq!(
             details(&WaitCause::GlobalQueueStarved { steals: 7 }),
             "7 steals, no global pull"
+        );
+        assert_eq!(
+            details(&WaitCause::Backlog {
+                tasks_ahead: 12,
+                busy_ns: 3_400_000
+            }),
+            "12 older ran first, busy 3.4ms"
         );
         assert_eq!(short(Duration::from_nanos(850)), "850ns");
         assert_eq!(short(Duration::from_millis(1_200)), "1.20s");

@@ -9,6 +9,10 @@ use crate::recorder::recording::{SpawnQueue, Track, WorkerActivity};
 pub(super) struct Context<'a> {
     pub(super) lines: &'a [WorkerLine],
     pub(super) wakes: &'a [u64],
+    /// Times of the wake calls (`Unpark`), sorted.
+    pub(super) unparks: &'a [u64],
+    /// Every linked run as (started, spawned), sorted.
+    pub(super) runs_with_spawns: &'a [(u64, u64)],
     pub(super) steals: &'a [u64],
     pub(super) pulls: &'a [u64],
 }
@@ -21,6 +25,17 @@ fn count_in(times: &[u64], from: u64, to: u64) -> usize {
 }
 
 impl Context<'_> {
+    /// How many tasks spawned before `from` started within `(from, to)`:
+    /// the ones ahead of a task spawned at `from`.
+    fn older_runs_in(&self, from: u64, to: u64) -> usize {
+        let a = self.runs_with_spawns.partition_point(|&(s, _)| s <= from);
+        let b = self.runs_with_spawns.partition_point(|&(s, _)| s < to);
+        self.runs_with_spawns[a..b.max(a)]
+            .iter()
+            .filter(|&&(_, spawned)| spawned < from)
+            .count()
+    }
+
     /// The cause of `wait`: the first rule of the module docs that fits.
     pub(super) fn cause_of(&self, wait: &TaskWait) -> WaitCause {
         let (from, to) = (wait.spawned_ns, wait.started_ns);
@@ -32,10 +47,18 @@ impl Context<'_> {
             )
         });
         if !awake && self.lines.iter().any(|l| l.activity_at(from).is_some()) {
-            let woke = self.wakes[self.wakes.partition_point(|&t| t <= from)..]
-                .first()
-                .copied()
-                .filter(|&t| t <= to)
+            // The wake is timed from the wake call (the spawner's unpark),
+            // so that the OS's delay in running the woken thread counts:
+            // on a loaded host that is most of it. Without an unpark in
+            // the recording, from the worker's own wake.
+            let first_in = |times: &[u64]| {
+                times[times.partition_point(|&t| t < from)..]
+                    .first()
+                    .copied()
+                    .filter(|&t| t <= to)
+            };
+            let woke = first_in(self.unparks)
+                .or_else(|| first_in(self.wakes))
                 .unwrap_or(from);
             return WaitCause::PoolAsleep {
                 wake_ns: to.saturating_sub(woke),
@@ -88,6 +111,16 @@ impl Context<'_> {
             });
         if all_busy {
             return WaitCause::AllWorkersBusy;
+        }
+        if delay > 0 {
+            let tasks_ahead = self.older_runs_in(from, to);
+            let busy_ns: u64 = self.lines.iter().map(|l| l.busy_in(from, to)).sum();
+            if tasks_ahead > 0 && busy_ns * 2 >= delay {
+                return WaitCause::Backlog {
+                    tasks_ahead,
+                    busy_ns,
+                };
+            }
         }
         WaitCause::Unexplained
     }

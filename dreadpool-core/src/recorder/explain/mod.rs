@@ -5,7 +5,9 @@
 //! first that fits is the one given):
 //!
 //! 1. **The pool was asleep** at the spawn: no worker running or
-//!    searching; the wait is the wake's (the first wake after the spawn).
+//!    searching; the wait is the wake's, timed from the first wake call
+//!    (`Unpark`) at or after the spawn (or, without one, the first wake),
+//!    so that the time the OS took to run the woken thread is in it.
 //! 2. **Behind a long task**: the task waited in a worker's queue (a local
 //!    spawn) while that worker ran one task for at least half the wait.
 //!    **Behind newer tasks**: no one task was that long, but the worker
@@ -18,6 +20,10 @@
 //!    waited the workers stole from one another but pulled nothing from
 //!    the global queue.
 //! 5. **Every worker busy**: every worker was running for the whole wait.
+//! 6. **Behind a backlog**: while it waited, the workers started tasks
+//!    spawned before it (older work, ahead of it in the queues) and ran
+//!    tasks for at least half the wait, added over the workers: the pool
+//!    was working through what came first.
 //!
 //! `causes.rs` applies these rules to one wait, over each worker's timeline
 //! as `worker_line.rs` lays it out.
@@ -42,10 +48,11 @@ use worker_line::WorkerLine;
 #[non_exhaustive]
 pub enum WaitCause {
     /// No worker was running or searching when the task was spawned: the
-    /// wait is the pool's wake, `wake_ns` from the first wake after the
-    /// spawn to the task's start.
+    /// wait is the pool's wake, `wake_ns` from the first wake call after
+    /// the spawn to the task's start.
     PoolAsleep {
-        /// From the first wake after the spawn to the task's start.
+        /// From the first wake call (`Unpark`, else the first `Wake`) at or
+        /// after the spawn to the task's start.
         wake_ns: u64,
     },
     /// Queued on `worker` while it ran one task for `task_ns`, with
@@ -87,6 +94,15 @@ pub enum WaitCause {
     },
     /// Every worker was running for the whole wait.
     AllWorkersBusy,
+    /// While it waited the workers started `tasks_ahead` tasks spawned
+    /// before it, running tasks for `busy_ns` added over the workers: it
+    /// waited its turn behind older work.
+    Backlog {
+        /// Tasks spawned before it that started during its wait.
+        tasks_ahead: usize,
+        /// How long the workers ran tasks during the wait, added up.
+        busy_ns: u64,
+    },
     /// None of the above fits.
     Unexplained,
 }
@@ -101,6 +117,7 @@ impl WaitCause {
             WaitCause::NoProgress { .. } => "no progress",
             WaitCause::GlobalQueueStarved { .. } => "global queue starved",
             WaitCause::AllWorkersBusy => "every worker busy",
+            WaitCause::Backlog { .. } => "behind a backlog",
             WaitCause::Unexplained => "unexplained",
         }
     }
@@ -142,6 +159,15 @@ impl fmt::Display for WaitCause {
                 "waited in the global queue while workers stole from one another ({steals} steals)"
             ),
             WaitCause::AllWorkersBusy => write!(f, "every worker was busy"),
+            WaitCause::Backlog {
+                tasks_ahead,
+                busy_ns,
+            } => write!(
+                f,
+                "behind a backlog: {tasks_ahead} older tasks started first, the workers busy \
+                 {} in all",
+                Nanos(busy_ns)
+            ),
             WaitCause::Unexplained => write!(f, "no cause could be told"),
         }
     }
@@ -266,6 +292,7 @@ impl Recording {
         let mut spawns: HashMap<u64, (u64, Track, SpawnQueue)> = HashMap::new();
         let mut starts: Vec<(u64, usize, u64)> = Vec::new();
         let mut wakes: Vec<u64> = Vec::new();
+        let mut unparks: Vec<u64> = Vec::new();
         let mut steals: Vec<u64> = Vec::new();
         let mut pulls: Vec<u64> = Vec::new();
         for event in &self.events {
@@ -298,14 +325,22 @@ impl Recording {
                     starts.push((task, w, event.time_ns));
                 }
                 (EventKind::Wake { .. }, _) => wakes.push(event.time_ns),
+                (EventKind::Unpark { .. }, _) => unparks.push(event.time_ns),
                 (EventKind::Steal { .. }, _) => steals.push(event.time_ns),
                 (EventKind::GlobalPull { .. }, _) => pulls.push(event.time_ns),
                 _ => {}
             }
         }
+        let mut runs_with_spawns: Vec<(u64, u64)> = starts
+            .iter()
+            .filter_map(|&(task, _, started)| spawns.get(&task).map(|s| (started, s.0)))
+            .collect();
+        runs_with_spawns.sort_unstable();
         let context = Context {
             lines: &lines,
             wakes: &wakes,
+            unparks: &unparks,
+            runs_with_spawns: &runs_with_spawns,
             steals: &steals,
             pulls: &pulls,
         };

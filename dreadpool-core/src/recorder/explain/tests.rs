@@ -124,9 +124,49 @@ fn a_task_spawned_into_a_sleeping_pool_waits_for_the_wake() {
         state(61_000, 1, Running),
         run(61_000, 1, 7),
     ];
+    // Timed from the spawner's wake call, not the worker's own wake: the
+    // 58.5 us the OS took to run the woken thread are the wait.
     assert_eq!(
-        cause_of(&recording(2, events), 7),
+        cause_of(&recording(2, events.clone()), 7),
+        WaitCause::PoolAsleep { wake_ns: 59_500 }
+    );
+    // A recording without the wake call falls back to the worker's wake.
+    let without_unpark: Vec<RecordedEvent> = events
+        .into_iter()
+        .filter(|e| !matches!(e.kind, EventKind::Unpark { .. }))
+        .collect();
+    assert_eq!(
+        cause_of(&recording(2, without_unpark), 7),
         WaitCause::PoolAsleep { wake_ns: 1_000 }
+    );
+}
+
+#[test]
+fn a_task_waits_its_turn_behind_older_tasks() {
+    use WorkerActivity::*;
+    let mut events = vec![state(0, 0, Running), state(0, 1, Searching)];
+    for task in 41..=44 {
+        events.push(spawn(500, Track::Outside(0), task, SpawnQueue::Global));
+    }
+    events.extend([
+        spawn(1_000, Track::Outside(0), 50, SpawnQueue::Global),
+        run(1_100, 0, 41),
+        state(1_900, 1, Running),
+        run(2_000, 1, 42),
+        run(3_000, 0, 43),
+        run(4_000, 1, 44),
+        run(5_000, 0, 50),
+    ]);
+    events.sort_by_key(|e| e.time_ns);
+    // Worker 1 was searching at the spawn, so not every worker was busy;
+    // the four older tasks ran first, worker 0 for 3.9 us and worker 1
+    // for 3 us of the 4 us wait.
+    assert_eq!(
+        cause_of(&recording(2, events), 50),
+        WaitCause::Backlog {
+            tasks_ahead: 4,
+            busy_ns: 6_900,
+        }
     );
 }
 
