@@ -316,11 +316,6 @@ mod tests {
         read.sort();
         assert_eq!(read, sites);
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     /// The wake calls come back on the lanes they were written to: a
     /// spawner's on its outside lane, a worker's on its state lane. The
