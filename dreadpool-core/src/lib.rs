@@ -183,8 +183,8 @@ pub use recorder::DEFAULT_RECORD_CAPACITY;
 #[cfg(feature = "recorder")]
 pub use recorder::{
     CauseTotal, EventKind, ExplainError, Explanation, ParseSpawnSiteError, RecordLevel,
-    RecordTrigger, RecordedEvent, Recording, SpawnQueue, SpawnSite, TaskWait, Track, WaitCause,
-    WorkerActivity,
+    RecordTrigger, RecordedEvent, Recording, SiteTotal, SpawnQueue, SpawnSite, TaskWait, Track,
+    WaitCause, WorkerActivity,
 };
 pub use scope::Scope;
 pub use task_handle::TaskHandle;

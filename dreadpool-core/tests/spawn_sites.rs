@@ -131,3 +131,55 @@ fn below_tasks_level_no_sites() {
     pool.join();
     assert_eq!(pool.recording().task_sites().count(), 0);
 }
+
+/// A child queued behind its long-running parent: the explanation names the
+/// child's site for the wait, the parent's for the long task, and ranks the
+/// children's site first by wait.
+#[test]
+fn explain_names_the_sites_of_the_wait_and_of_the_long_task() {
+    use dreadpool_core::WaitCause;
+    let pool = pool(1);
+    let handle = pool.handle();
+    let (spawned_tx, spawned_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let parent_line = line!() + 1;
+    pool.spawn(move || {
+        for _ in 0..3 {
+            handle.spawn(|| ());
+        }
+        spawned_tx.send(line!() - 2).unwrap();
+        go_rx.recv().unwrap();
+    });
+    let child_line = spawned_rx.recv().unwrap();
+    go_tx.send(()).unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let explanation = recording.explain(10).unwrap();
+    let child = explanation
+        .worst
+        .iter()
+        .find(|w| matches!(w.cause, WaitCause::BehindLongTask { .. }))
+        .unwrap_or_else(|| panic!("a wait behind the parent: {explanation:?}"));
+    assert_eq!(recording.task_site(child.task).unwrap().line(), child_line);
+    let WaitCause::BehindLongTask {
+        task: Some(parent), ..
+    } = child.cause
+    else {
+        panic!("the long task's id: {:?}", child.cause);
+    };
+    assert_eq!(recording.task_site(parent).unwrap().line(), parent_line);
+    let top = &explanation.by_site[0];
+    assert_eq!(
+        top.site.as_ref().unwrap().line(),
+        child_line,
+        "{explanation:?}"
+    );
+    assert_eq!(top.waits, 3);
+    let parent_total = explanation
+        .by_site
+        .iter()
+        .find(|t| t.site.as_ref().is_some_and(|s| s.line() == parent_line))
+        .unwrap();
+    assert_eq!(parent_total.waits, 1);
+    assert!(parent_total.run_ns > 0, "{explanation:?}");
+}

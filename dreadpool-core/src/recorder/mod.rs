@@ -91,7 +91,7 @@ mod task_ids;
 mod trigger;
 
 #[cfg(feature = "recorder")]
-pub use explain::{CauseTotal, ExplainError, Explanation, TaskWait, WaitCause};
+pub use explain::{CauseTotal, ExplainError, Explanation, SiteTotal, TaskWait, WaitCause};
 #[cfg(feature = "recorder")]
 pub use level::RecordLevel;
 #[cfg(feature = "recorder")]
