@@ -9,6 +9,7 @@ use std::panic::resume_unwind;
 /// returns the results by worker index. The soundness argument of
 /// `scope.rs` applies: `f` and the result slots are borrowed by the tasks,
 /// and this function returns (or unwinds) only after all of them finished.
+#[track_caller]
 pub(crate) fn broadcast<F, R>(registry: &Registry, f: F) -> Vec<R>
 where
     F: Fn(usize) -> R + Sync,

@@ -56,6 +56,7 @@ impl Handle {
     /// has shut down (or is shutting down) and the caller is not one of its
     /// tasks. Tasks spawned by the pool's own tasks are always accepted, even
     /// while it drains.
+    #[track_caller]
     pub fn try_spawn<F>(&self, task: F) -> Result<(), SpawnError<F>>
     where
         F: FnOnce() + Send + 'static,
@@ -69,6 +70,7 @@ impl Handle {
     /// # Panics
     ///
     /// Re-raises the panic of `f`.
+    #[track_caller]
     pub fn install<F, R>(&self, f: F) -> R
     where
         F: FnOnce() -> R + Send,
@@ -84,6 +86,7 @@ impl Handle {
     /// # Panics
     ///
     /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
     pub fn spawn_with_handle<F, T>(&self, task: F) -> crate::TaskHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,

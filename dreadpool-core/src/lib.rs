@@ -182,9 +182,9 @@ pub use pool::ThreadPool;
 pub use recorder::DEFAULT_RECORD_CAPACITY;
 #[cfg(feature = "recorder")]
 pub use recorder::{
-    CauseTotal, EventKind, ExplainError, Explanation, RanMeanwhile, RecordLevel, RecordTrigger,
-    RecordedEvent, Recording, SchedulerSummary, SpawnQueue, TaskWait, Track, WaitCause,
-    WorkerActivity,
+    CauseTotal, EventKind, ExplainError, Explanation, ParseSpawnSiteError, RanMeanwhile,
+    RecordLevel, RecordTrigger, RecordedEvent, Recording, SchedulerSummary, SiteTotal, SpawnQueue,
+    SpawnSite, TaskWait, Track, WaitCause, WorkerActivity,
 };
 pub use scope::Scope;
 pub use task_handle::TaskHandle;

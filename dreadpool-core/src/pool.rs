@@ -78,6 +78,7 @@ impl ThreadPool {
 
     /// Like [`spawn`](Self::spawn), but gives the closure back if the pool
     /// has shut down.
+    #[track_caller]
     pub fn try_spawn<F>(&self, task: F) -> Result<(), SpawnError<F>>
     where
         F: FnOnce() + Send + 'static,
@@ -92,6 +93,7 @@ impl ThreadPool {
     /// # Panics
     ///
     /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
     pub fn spawn_with_handle<F, T>(&self, task: F) -> TaskHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -168,6 +170,7 @@ impl ThreadPool {
     /// # Panics
     ///
     /// Re-raises the panic of `f`, on the calling thread.
+    #[track_caller]
     pub fn install<F, R>(&self, f: F) -> R
     where
         F: FnOnce() -> R + Send,
@@ -190,6 +193,7 @@ impl ThreadPool {
     /// # Panics
     ///
     /// Re-raises the first panic of `f`.
+    #[track_caller]
     pub fn broadcast<F, R>(&self, f: F) -> Vec<R>
     where
         F: Fn(usize) -> R + Sync,

@@ -239,6 +239,7 @@ where
 /// Spawns an already-counted scoped task on `registry` (or on worker
 /// `target`'s inbox), running it on the calling thread if the pool refuses
 /// it, so that its count is always taken back.
+#[track_caller]
 pub(crate) fn spawn_counted(registry: &Registry, target: Option<usize>, task: Task) {
     let refused = match target {
         None => registry.try_spawn(task),
@@ -267,6 +268,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     /// queue, like [`ThreadPool::spawn`](crate::ThreadPool::spawn). If the
     /// pool has shut down and the caller is outside it, the task runs on the
     /// calling thread instead: nothing spawned on a scope is ever dropped.
+    #[track_caller]
     pub fn spawn<F>(&'scope self, task: F)
     where
         F: FnOnce() + Send + 'scope,
@@ -283,6 +285,23 @@ impl<'scope, 'env> Scope<'scope, 'env> {
 /// Runs a scope on `registry`: the body, then the wait, then the panics.
 /// The body's panic wins over the tasks'; otherwise the first task panic is
 /// re-raised, after every task ended.
+/// Runs `task` on `registry` as the only task of a scope and waits for it
+/// (`install`), re-raising its panic. Not through [`run`]'s body closure,
+/// which would hide the caller from `#[track_caller]`: the task's spawn
+/// site is the caller's caller, `install`'s user.
+#[track_caller]
+pub(crate) fn run_one<'env, F>(registry: &Registry, task: F)
+where
+    F: FnOnce() + Send + 'env,
+{
+    let scope: Scope<'_, 'env> = Scope::new(registry);
+    scope.spawn(task);
+    scope.state.finish_body_and_wait();
+    if let Some(payload) = scope.state.take_panic() {
+        resume_unwind(payload);
+    }
+}
+
 pub(crate) fn run<'env, F, R>(registry: &Registry, body: F) -> R
 where
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> R,

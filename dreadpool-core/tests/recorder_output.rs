@@ -526,11 +526,21 @@ fn perfetto_real_pool_decodes_with_a_track_per_worker_balanced_slices_and_flows(
     let flow = spawn
         .get("track_event.flow_ids")
         .expect("a flow from the spawn");
+    // The run's slice is named by the child's spawn site, the `p.spawn`
+    // line in `skewed_recording`; its id is the `task` annotation.
+    let site = recording.task_site(task).expect("the child's site");
+    assert!(site.file().ends_with("tests/recorder_output.rs"), "{site}");
     let run = packets
         .iter()
-        .find(|p| p.get("track_event.name") == Some(quoted(&format!("task {task}")).as_str()))
+        .find(|p| {
+            p.get("track_event.type") == Some("TYPE_SLICE_BEGIN")
+                && p.annotation("task") == Some(task.to_string().as_str())
+        })
         .expect("the child's run");
-    assert_eq!(run.get("track_event.type"), Some("TYPE_SLICE_BEGIN"));
+    assert_eq!(
+        run.get("track_event.name"),
+        Some(quoted(&site.to_string()).as_str())
+    );
     assert_eq!(run.uint("track_event.track_uuid"), Some(worker_tracks[to]));
     assert_eq!(run.get("track_event.terminating_flow_ids"), Some(flow));
 
@@ -791,6 +801,23 @@ fn chrome_json_real_pool_is_valid_with_thread_names_slices_and_flows() {
         .filter(|e| e["ph"] == "X" && e["cat"] == "task" && e["name"] != "spawn")
         .count();
     assert_eq!(task_slices, runs);
+    // Every task slice whose spawn is in the recording is named by its
+    // spawn site (this file's lines), its id in `args.task`.
+    let mut named = 0;
+    for e in &events {
+        if e["ph"] != "X" || e["cat"] != "task" || e["name"] == "spawn" {
+            continue;
+        }
+        let Some(task) = e["args"]["task"].as_u64() else {
+            continue;
+        };
+        if let Some(site) = recording.task_site(task) {
+            assert!(site.file().ends_with("tests/recorder_output.rs"), "{site}");
+            assert_eq!(e["name"], site.to_string().as_str(), "{e}");
+            named += 1;
+        }
+    }
+    assert!(named > 500, "{named} task slices named by their site");
     let flows = events.iter().filter(|e| e["ph"] == "s").count();
     assert!(flows >= 500, "{flows} flows for 500 children");
     assert!(events

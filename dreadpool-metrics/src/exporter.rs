@@ -237,7 +237,7 @@ pub struct ExporterStats {
     pub slow_disconnects: u64,
     /// Malformed or unknown requests answered with an error.
     pub bad_requests: u64,
-    /// `recording` replies sent (feature `recorder`).
+    /// `recording` replies made and queued to send (feature `recorder`).
     pub recordings: u64,
 }
 
@@ -742,14 +742,18 @@ fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &A
                     if is_recording {
                         last_recording = Some(Arc::clone(&reply));
                     }
+                    // Counted before it is queued, so that a client that
+                    // has read the reply sees it counted (counted after,
+                    // the exporter test that checks the count failed now
+                    // and then).
+                    if is_recording {
+                        shared.stats.recordings.fetch_add(1, Ordering::Relaxed);
+                    }
                     // Waits for room (unlike frames, a recording is not
                     // dropped for a slow reader: it was asked for and is
                     // costly to make); fails once the writer is gone.
                     if replies.send(reply).is_err() {
                         break;
-                    }
-                    if is_recording {
-                        shared.stats.recordings.fetch_add(1, Ordering::Relaxed);
                     }
                     continue;
                 }

@@ -70,7 +70,7 @@
 //! | `hello` | first, on connect | `v`, `server` (`"dreadpool-metrics"`), `version` (crate version), `pid`, `interval_ms`, `pools` (names, in frame order), `recording` (`true` if it answers `recording` requests) |
 //! | `snapshots` | every `interval_ms` (and on request) | `v`, `seq` (tick number from 1; a gap means frames were dropped for a slow reader), `pools`: one [`Snapshot`] per pool, in `hello` order |
 //! | `pong` | answer to `ping` | `v` |
-//! | `recording` | answer to a `recording` request | `v`, `id` (the request's, if it had one), `pool` (index), `name`, `level` (`"off"`, `"scheduler"`, `"tasks"`), `workers` (thread names by index), `outside_threads` (names), `taken_at_ns`, `lost_events`, `omitted` (events left out for the limit, the oldest), `took_ns` (what taking it cost the host), `events` |
+//! | `recording` | answer to a `recording` request | `v`, `id` (the request's, if it had one), `pool` (index), `name`, `level` (`"off"`, `"scheduler"`, `"tasks"`), `workers` (thread names by index), `outside_threads` (names), `taken_at_ns`, `lost_events`, `omitted` (events left out for the limit, the oldest), `took_ns` (what taking it cost the host), `events`, `sites` (spawn sites, `"file:line:column"`, each once; absent when none) |
 //! | `error` | answer to a bad request; also before closing a refused connection | `v`, `error` (text) |
 //!
 //! A [`Snapshot`] is an object with `name`, `threads`, `uptime_ns`,
@@ -95,7 +95,8 @@
 //! `o` (an index into `outside_threads`), `k` (the kind) and the kind's
 //! fields: `spawn` (`task`, `queue`: `"local"`, `"global"` or `"inbox"` with
 //! `worker`; `within`, nanoseconds, when the spawn's time is its worker's
-//! latest clock reading: see `EventKind::Spawn`), `run_begin` (`task`, absent for a task spawned below `tasks`
+//! latest clock reading: see `EventKind::Spawn`; `site`, an index into
+//! `sites`, at `tasks` level), `run_begin` (`task`, absent for a task spawned below `tasks`
 //! level), `run_end` (`task`, `panicked`), `global_pull` (`batch`, `depth`),
 //! `steal` (`victim`, `batch`, `depth`), `state` (`state`: `"running"`,
 //! `"searching"`, `"sleeping"`, `"respawning"`, `"stopped"`), `wake`

@@ -174,6 +174,10 @@ pub(crate) struct Body {
     pub(crate) took_ns: u64,
     #[serde(default)]
     pub(crate) events: Vec<WireEvent>,
+    /// The spawn sites the events name, each once (`file:line:column`): a
+    /// `spawn`'s `site` is an index into it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) sites: Vec<String>,
 }
 
 /// The `recording` message as written: `type` first, so that a client can
@@ -239,9 +243,25 @@ pub(crate) fn answer(
     let matching: Vec<&RecordedEvent> = recording.events().iter().filter(wanted).collect();
     let limit = params.max_events.unwrap_or(limit).min(limit);
     let omitted = matching.len().saturating_sub(limit);
+    // Each distinct site once, in the order the events first name them.
+    let mut sites: Vec<String> = Vec::new();
+    let mut site_index: std::collections::HashMap<&dreadpool_core::SpawnSite, u32> =
+        std::collections::HashMap::new();
     let events = matching[omitted..]
         .iter()
-        .filter_map(|e| WireEvent::from_event(e))
+        .filter_map(|e| {
+            let mut wire = WireEvent::from_event(e)?;
+            if let EventKind::Spawn { task, .. } = e.kind {
+                if let Some(site) = recording.task_site(task) {
+                    let index = *site_index.entry(site).or_insert_with(|| {
+                        sites.push(format!("{}:{}:{}", site.file(), site.line(), site.column()));
+                        (sites.len() - 1) as u32
+                    });
+                    wire.site = Some(index);
+                }
+            }
+            Some(wire)
+        })
         .collect();
     let body = Body {
         v: crate::protocol::SCHEMA_VERSION,
@@ -256,6 +276,7 @@ pub(crate) fn answer(
         omitted: omitted as u64,
         took_ns: u64::try_from(took.as_nanos()).unwrap_or(u64::MAX),
         events,
+        sites,
     };
     let mut line = serde_json::to_vec(&Tagged {
         kind: "recording",
@@ -280,6 +301,18 @@ impl Body {
     /// The reply, with the recording rebuilt.
     pub(crate) fn into_reply(self) -> RecordingReply {
         let level = self.level.parse().unwrap_or(RecordLevel::Scheduler);
+        // A site that does not parse, or an index past the table, is left
+        // out: the task keeps its events, without a site.
+        let table: Vec<Option<dreadpool_core::SpawnSite>> =
+            self.sites.iter().map(|s| s.parse().ok()).collect();
+        let mut task_sites = Vec::new();
+        for wire in &self.events {
+            if let (Kind::Spawn, Some(task), Some(index)) = (wire.k, wire.task, wire.site) {
+                if let Some(Some(site)) = table.get(index as usize) {
+                    task_sites.push((task, site.clone()));
+                }
+            }
+        }
         let events = self
             .events
             .into_iter()
@@ -296,7 +329,8 @@ impl Body {
                 events,
                 self.lost_events,
                 self.taken_at_ns,
-            ),
+            )
+            .with_sites(task_sites),
             omitted: self.omitted,
             took: Duration::from_nanos(self.took_ns),
         }
@@ -343,6 +377,9 @@ pub(crate) struct WireEvent {
     /// A spawn's `within_ns`, when not 0 (`spawn`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) within: Option<u64>,
+    /// A spawn's site: an index into the reply's `sites` (`spawn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) site: Option<u32>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -695,6 +732,43 @@ mod tests {
         assert_ne!(thief, joiner);
         assert_eq!(owner, joiner);
         assert!(fork.is_some_and(|f| shared.contains(&f)), "{events:?}");
+    }
+
+    /// A Tasks-level pool's reply carries each spawn's site (a table, and
+    /// an index on the spawn), and the client's recording has them back.
+    #[test]
+    fn spawn_sites_round_trip_through_a_reply() {
+        let pool = dreadpool_core::ThreadPoolBuilder::new()
+            .with_threads(1)
+            .with_record_level(RecordLevel::Tasks)
+            .build();
+        let line = line!() + 2;
+        for _ in 0..3 {
+            pool.spawn(|| ());
+        }
+        let other = line!() + 1;
+        pool.spawn(|| ());
+        pool.join();
+        let reply = answer(&pool.handle(), 0, &Params::default(), 1_000).unwrap_or_default();
+        let body: Body = serde_json::from_slice(&reply).unwrap();
+        assert_eq!(body.sites.len(), 2, "{:?}", body.sites);
+        let recording = body.into_reply().recording;
+        let mut lines: Vec<u32> = recording.task_sites().map(|(_, s)| s.line()).collect();
+        lines.sort_unstable();
+        assert_eq!(lines, [line, line, line, other]);
+        assert!(recording
+            .task_sites()
+            .all(|(_, s)| s.file().ends_with("recording.rs") && s.column() > 0));
+        // A bad table entry or index loses only the site.
+        let bad: Body = serde_json::from_str(
+            r#"{"events":[{"t":1,"w":0,"k":"spawn","task":1,"queue":"local","site":0},
+                          {"t":2,"w":0,"k":"spawn","task":2,"queue":"local","site":5}],
+                "sites":["nowhere"]}"#,
+        )
+        .unwrap();
+        let recording = bad.into_reply().recording;
+        assert_eq!(recording.events().len(), 2);
+        assert_eq!(recording.task_sites().count(), 0);
     }
 
     #[test]

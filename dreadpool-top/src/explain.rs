@@ -23,6 +23,9 @@ pub struct Explained {
     /// the cause is about the whole pool (every worker busy, behind a
     /// backlog); empty for the others.
     pub meanwhile: Vec<Vec<RanMeanwhile>>,
+    /// The spawn sites of the worst waits' tasks and of the long tasks
+    /// their causes name (`src/server.rs:88`), by task id.
+    pub sites: std::collections::BTreeMap<u64, String>,
 }
 
 /// Takes a recording of pool `pool` (its index in the host's hello) from
@@ -66,12 +69,25 @@ pub fn explain(recording: &Recording, omitted: u64, top: usize) -> Result<Explai
             _ => Vec::new(),
         })
         .collect();
+    let mut sites = std::collections::BTreeMap::new();
+    for wait in &explanation.worst {
+        let long = match wait.cause {
+            WaitCause::BehindLongTask { task, .. } => task,
+            _ => None,
+        };
+        for task in std::iter::once(wait.task).chain(long) {
+            if let Some(site) = recording.task_site(task) {
+                sites.insert(task, site.to_string());
+            }
+        }
+    }
     Ok(Explained {
         pool: recording.pool().to_string(),
         level: recording.level(),
         omitted,
         explanation,
         meanwhile,
+        sites,
     })
 }
 
@@ -139,17 +155,33 @@ pub fn render_text(explained: &Explained) -> String {
         );
     }
     let _ = writeln!(out, "\nlongest waits (spawn to start):");
+    let site_of = |task: u64| {
+        explained
+            .sites
+            .get(&task)
+            .map_or_else(String::new, |site| format!(" ({site})"))
+    };
     for (rank, wait) in e.worst.iter().enumerate() {
+        let long = match wait.cause {
+            WaitCause::BehindLongTask {
+                task: Some(task), ..
+            } => explained.sites.get(&task).map_or_else(String::new, |site| {
+                format!("; the long task spawned at {site}")
+            }),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{:>3}. task {} waited {}: spawned on {} into {}, ran on worker {}\n     {}",
+            "{:>3}. task {}{} waited {}: spawned on {} into {}, ran on worker {}\n     {}{}",
             rank + 1,
             wait.task,
+            site_of(wait.task),
             nanos(wait.delay_ns()),
             track(wait.spawned_on),
             queue(wait.queue),
             wait.ran_on,
-            wait.cause
+            wait.cause,
+            long
         );
         for ran in explained.meanwhile.get(rank).into_iter().flatten() {
             let _ = writeln!(out, "       {}", meanwhile_text(ran));
@@ -170,6 +202,29 @@ pub fn render_text(explained: &Explained) -> String {
             nanos(total.total_ns),
             nanos(total.p99_ns)
         );
+    }
+    if e.by_site.iter().any(|t| t.site.is_some()) {
+        let _ = writeln!(out, "\nby spawn site (top sites by total wait):");
+        let _ = writeln!(
+            out,
+            "  {:<40} {:>8} {:>12} {:>12} {:>12}",
+            "site", "waits", "total wait", "p99 wait", "run time"
+        );
+        for total in e.by_site.iter().take(10) {
+            let site = total
+                .site
+                .as_ref()
+                .map_or_else(|| "(no site)".to_string(), ToString::to_string);
+            let _ = writeln!(
+                out,
+                "  {:<40} {:>8} {:>12} {:>12} {:>12}",
+                site,
+                total.waits,
+                nanos(total.wait_total_ns),
+                nanos(total.wait_p99_ns),
+                nanos(total.run_ns)
+            );
+        }
     }
     out
 }
@@ -249,6 +304,11 @@ pub fn render_json(explained: &Explained) -> serde_json::Value {
             "spawned_on": track(w.spawned_on),
             "queue": queue(w.queue),
             "ran_on": w.ran_on,
+            "site": explained.sites.get(&w.task),
+            "long_task_site": match w.cause {
+                WaitCause::BehindLongTask { task: Some(task), .. } => explained.sites.get(&task),
+                _ => None,
+            },
             "cause": cause_json(&w.cause),
             "meanwhile": explained
                 .meanwhile
@@ -260,6 +320,11 @@ pub fn render_json(explained: &Explained) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "by_cause": e.by_cause.iter().map(|c| serde_json::json!({
             "cause": c.cause, "waits": c.waits, "total_ns": c.total_ns, "p99_ns": c.p99_ns,
+        })).collect::<Vec<_>>(),
+        "by_site": e.by_site.iter().map(|s| serde_json::json!({
+            "site": s.site.as_ref().map(ToString::to_string),
+            "waits": s.waits, "wait_total_ns": s.wait_total_ns,
+            "wait_p99_ns": s.wait_p99_ns, "run_ns": s.run_ns,
         })).collect::<Vec<_>>(),
     })
 }

@@ -6,7 +6,7 @@
 //! global pulls).
 
 use dreadpool_core::{
-    EventKind, RecordLevel, RecordedEvent, Recording, SpawnQueue, Track, WorkerActivity,
+    EventKind, RecordLevel, RecordedEvent, Recording, SpawnQueue, SpawnSite, Track, WorkerActivity,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -148,6 +148,7 @@ fn parse(json: &Value) -> Result<Recording, &'static str> {
         .collect();
     let mut out = Vec::new();
     let mut tasks = false;
+    let mut sites: BTreeMap<u64, SpawnSite> = BTreeMap::new();
     for event in events {
         let ph = event.get("ph").and_then(Value::as_str).unwrap_or("");
         if ph != "X" && ph != "i" {
@@ -191,9 +192,18 @@ fn parse(json: &Value) -> Result<Recording, &'static str> {
             (Lane::Tasks(w), "wait begin") => (Track::Worker(w), EventKind::WaitBegin),
             (Lane::Tasks(w), "wait end") => (Track::Worker(w), EventKind::WaitEnd),
             (Lane::Tasks(w), "panic") => (Track::Worker(w), EventKind::Panic { task: None }),
-            (Lane::Tasks(w), _) if ph == "X" && name.starts_with("task") => {
+            // A run: named by its spawn site (`src/server.rs:88`) or, with
+            // none, `task N`; its category says which it is.
+            (Lane::Tasks(w), _)
+                if ph == "X"
+                    && (event.get("cat").and_then(Value::as_str) == Some("task")
+                        || name.starts_with("task")) =>
+            {
                 let task = args.get("task").and_then(Value::as_u64);
                 tasks |= task.is_some();
+                if let (Some(task), Ok(site)) = (task, name.parse::<SpawnSite>()) {
+                    sites.insert(task, site);
+                }
                 (Track::Worker(w), EventKind::RunBegin { task })
             }
             (Lane::State(w), "global pull") => (
@@ -260,12 +270,52 @@ fn parse(json: &Value) -> Result<Recording, &'static str> {
         out,
         0,
         taken_at_ns,
-    ))
+    )
+    .with_sites(sites))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dreadpool_core::ThreadPoolBuilder;
+
+    /// A real pool's recording written as Chrome JSON and read back: every
+    /// task keeps its spawn site (the slice's name), and the same events.
+    #[test]
+    fn sites_round_trip_through_chrome_json() {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(2)
+            .with_record_level(RecordLevel::Tasks)
+            .build();
+        let handle = pool.handle();
+        let line = line!() + 1;
+        pool.spawn(move || {
+            for _ in 0..10 {
+                handle.spawn(|| ());
+            }
+        });
+        pool.join();
+        let recording = pool.recording();
+        let mut bytes = Vec::new();
+        recording.write_chrome_json(&mut bytes).unwrap();
+        let back = parse(&serde_json::from_slice(&bytes).unwrap()).unwrap();
+
+        let mut sites: Vec<_> = recording
+            .task_sites()
+            .map(|(task, site)| (task, site.to_string()))
+            .collect();
+        sites.sort();
+        assert_eq!(sites.len(), 11, "{sites:?}");
+        assert!(sites
+            .iter()
+            .any(|(_, site)| site.ends_with(&format!("trace_file.rs:{line}"))));
+        let mut read: Vec<_> = back
+            .task_sites()
+            .map(|(task, site)| (task, site.to_string()))
+            .collect();
+        read.sort();
+        assert_eq!(read, sites);
+    }
 
     /// The wake calls come back on the lanes they were written to: a
     /// spawner's on its outside lane, a worker's on its state lane. The

@@ -293,6 +293,16 @@ fn explain_attach_says_why_the_hosts_tasks_waited() {
         .unwrap_or_else(|| panic!("the child's wait: {json}"));
     assert_eq!(child["cause"]["name"], "behind a long task", "{json}");
     assert_eq!(child["cause"]["worker"], 0);
+    // Sites: the child's `handle.spawn` and the parent's `pool.spawn`, both
+    // in this file's `pool_with_children_behind_their_parent`.
+    let site = child["site"].as_str().unwrap_or_else(|| panic!("{json}"));
+    let long = child["long_task_site"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{json}"));
+    assert!(site.starts_with("dreadpool-top/tests/cli.rs:"), "{json}");
+    assert!(long.starts_with("dreadpool-top/tests/cli.rs:"), "{json}");
+    assert_ne!(site, long);
+    assert_eq!(json["by_site"].as_array().map(Vec::len), Some(2), "{json}");
 
     let out = run(&["explain", "--attach", socket.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -300,6 +310,11 @@ fn explain_attach_says_why_the_hosts_tasks_waited() {
     assert!(text.contains("pool api: 2 tasks"), "{text}");
     assert!(text.contains("queued behind"), "{text}");
     assert!(text.contains("waits by cause:"), "{text}");
+    assert!(text.contains("by spawn site"), "{text}");
+    assert!(
+        text.contains("the long task spawned at dreadpool-top/tests/cli.rs:"),
+        "{text}"
+    );
 }
 
 /// A host recording below `Tasks` level cannot be explained: the message

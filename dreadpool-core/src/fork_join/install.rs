@@ -10,6 +10,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// tasks while it waits; from any other thread, the caller blocks. If the
 /// pool has shut down and the caller is outside it, `f` runs on the calling
 /// thread, as a scope's refused tasks do.
+#[track_caller]
 pub(crate) fn install<F, R>(registry: &Registry, f: F) -> R
 where
     F: FnOnce() -> R + Send,
@@ -19,8 +20,8 @@ where
         return f();
     }
     let mut result = None;
-    crate::scope::run(registry, |scope| {
-        scope.spawn(|| result = Some(catch_unwind(AssertUnwindSafe(f))));
+    crate::scope::run_one(registry, || {
+        result = Some(catch_unwind(AssertUnwindSafe(f)));
     });
     match result.expect("a scope runs every task it spawned") {
         Ok(value) => value,

@@ -78,6 +78,7 @@ impl FnContext {
 /// the default pool cannot be started (for example `DREADPOOL_THREADS` set
 /// to garbage, or the OS refusing its threads), with the build error's
 /// message.
+#[track_caller]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -103,6 +104,7 @@ where
 /// # Panics
 ///
 /// As [`join`].
+#[track_caller]
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -121,8 +123,13 @@ where
 
 /// A join called outside every pool: the pair runs on the default pool,
 /// both halves counting as migrated (they run on other threads).
+///
+/// `#[track_caller]` down from `join`: the default pool's task records the
+/// join's caller as its spawn site. (A join on a worker spawns nothing: its
+/// forks are recorded as `ForkShared`/`ForkStolen`, without a site yet.)
 #[cold]
 #[inline(never)]
+#[track_caller]
 fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,

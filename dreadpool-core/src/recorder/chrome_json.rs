@@ -115,7 +115,7 @@ impl Recording {
                     events.write(
                         Object::new()
                             .str("ph", "X")
-                            .str("name", &slice.name.text())
+                            .str("name", &slice.name.text(self))
                             .str("cat", slice.name.category())
                             .uint("pid", pid)
                             .uint("tid", tid)

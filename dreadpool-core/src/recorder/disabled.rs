@@ -31,7 +31,13 @@ impl FlightRecorder {
         false
     }
     #[inline(always)]
-    pub(crate) fn outside_spawn(&self, _id: u64, _inbox: Option<usize>) {}
+    pub(crate) fn outside_spawn(
+        &self,
+        _id: u64,
+        _inbox: Option<usize>,
+        _site: &'static std::panic::Location<'static>,
+    ) {
+    }
     pub(crate) fn waker_log(&self) -> WakerLog {
         WakerLog
     }
@@ -65,7 +71,12 @@ impl SeatRing {
     ///
     /// None needed: it does nothing (the same contract as the real one).
     #[inline(always)]
-    pub(crate) unsafe fn spawned_local(&self, _id: u64) {}
+    pub(crate) unsafe fn spawned_local(
+        &self,
+        _id: u64,
+        _site: &'static std::panic::Location<'static>,
+    ) {
+    }
     #[inline(always)]
     pub(crate) fn next_task_id(&self) -> u64 {
         0
@@ -86,7 +97,13 @@ pub(crate) fn leave_thread() {}
 #[allow(clippy::unused_self)]
 impl WorkerTrack<'_> {
     #[inline(always)]
-    pub(crate) fn spawned_inbox(&self, _id: u64, _worker: usize) {}
+    pub(crate) fn spawned_inbox(
+        &self,
+        _id: u64,
+        _worker: usize,
+        _site: &'static std::panic::Location<'static>,
+    ) {
+    }
     #[inline(always)]
     pub(crate) fn run_panicked(&self, _id: u64) {}
     #[inline(always)]

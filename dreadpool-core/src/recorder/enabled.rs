@@ -13,7 +13,7 @@
 use super::clock::{self, Conversion};
 use super::event::{self, pack};
 use super::level::RecordLevel;
-use super::merge::{merge, TrackEvents};
+use super::merge::{merge_with_sites, TrackEvents};
 use super::recording::{Recording, Track};
 use super::ring::{Copied, Ring};
 use super::spawn_clock::{SpawnClock, Stamp};
@@ -120,12 +120,17 @@ impl FlightRecorder {
     /// check.
     #[cold]
     #[inline(never)]
-    pub(crate) fn outside_spawn(&self, id: u64, inbox: Option<usize>) {
+    pub(crate) fn outside_spawn(
+        &self,
+        id: u64,
+        inbox: Option<usize>,
+        site: &'static std::panic::Location<'static>,
+    ) {
         let (queue, worker) = match inbox {
             Some(worker) => (event::QUEUE_INBOX, worker as u32),
             None => (event::QUEUE_GLOBAL, 0),
         };
-        let raw = pack(clock::now(), event::SPAWN, queue, worker, id);
+        let raw = event::pack_spawn(clock::now(), event::SPAWN, queue, worker, site, id);
         push_outside(&self.shared, raw);
     }
 
@@ -224,14 +229,16 @@ fn take(shared: &Shared) -> Recording {
     let worker_names = (0..shared.rings.len())
         .map(|i| format!("{}-{i}", shared.pool_name))
         .collect();
+    let (events, sites) = merge_with_sites(tracks, taken_at_ns);
     Recording {
         pool: shared.pool_name.clone(),
         level,
         worker_names,
         outside_names,
-        events: merge(tracks, taken_at_ns),
+        events,
         lost,
         taken_at_ns,
+        sites,
     }
 }
 
@@ -275,7 +282,11 @@ impl SeatRing {
     /// The recorder this came from must still exist (the worker holds its
     /// pool), and the caller must be the thread in the ring's seat.
     #[inline(always)]
-    pub(crate) unsafe fn spawned_local(&self, id: u64) {
+    pub(crate) unsafe fn spawned_local(
+        &self,
+        id: u64,
+        site: &'static std::panic::Location<'static>,
+    ) {
         let (ticks, kind) = match self.clock.for_spawn() {
             Stamp::Read(ticks) => (ticks, event::SPAWN),
             Stamp::Inherited(ticks) => (ticks, event::SPAWN | event::INHERITED),
@@ -283,7 +294,14 @@ impl SeatRing {
         // SAFETY: the rings live as long as the recorder (a boxed slice,
         // never moved or shrunk), which the caller keeps alive.
         let ring = unsafe { self.ring.as_ref() };
-        ring.push(pack(ticks, kind, event::QUEUE_LOCAL, 0, id));
+        ring.push(event::pack_spawn(
+            ticks,
+            kind,
+            event::QUEUE_LOCAL,
+            0,
+            site,
+            id,
+        ));
     }
 
     /// A task is about to run.
@@ -337,9 +355,22 @@ impl WorkerTrack<'_> {
     /// A spawn of the task with identity `id` into worker `worker`'s inbox
     /// (`broadcast`).
     #[inline(always)]
-    pub(crate) fn spawned_inbox(&self, id: u64, worker: usize) {
+    pub(crate) fn spawned_inbox(
+        &self,
+        id: u64,
+        worker: usize,
+        site: &'static std::panic::Location<'static>,
+    ) {
         if self.records_tasks() {
-            self.push(event::SPAWN, event::QUEUE_INBOX, worker as u32, id);
+            let raw = event::pack_spawn(
+                clock::now(),
+                event::SPAWN,
+                event::QUEUE_INBOX,
+                worker as u32,
+                site,
+                id,
+            );
+            self.shared.rings[self.index].push(raw);
         }
     }
 

@@ -3,7 +3,8 @@
 //! Three words: the timestamp in clock ticks; the kind in the low seven
 //! bits, [`INHERITED`] in the eighth, and two small arguments above them
 //! (`a`, 24 bits, and `b`, 32 bits); and a third argument, usually the
-//! task's identity (see `Task::record_id`).
+//! task's identity (see `Task::record_id`). A spawn packs its site in the
+//! second word instead of `a` and `b` when it has one ([`SITE_BIT`]).
 
 use super::recording::{EventKind, SpawnQueue, WorkerActivity};
 use super::ring::RawEvent;
@@ -43,6 +44,63 @@ pub(crate) const INHERITED: u8 = 0x80;
 const KIND_MASK: u64 = 0x7f;
 const A_MAX: u64 = (1 << 24) - 1;
 
+/// A `SPAWN` that carries its site (`#[track_caller]`'s
+/// `Location::caller()`): bit 10 of the second word is set, the queue is in
+/// bits 8..10, an inbox's worker in bits 11..20, and the site's address,
+/// shifted right by 3, in bits 20..64.
+///
+/// Why 44 bits suffice: a `Location` holds a `&str` and two `u32`s, so it
+/// is 8-aligned on a 64-bit target and its low 3 bits are zero; and it is a
+/// static in a loaded object, which 64-bit Linux maps below 2^47 (x86-64's
+/// user space with 4-level paging; 5-level paging and arm64's 48-bit space
+/// give higher addresses only to `mmap`s that ask for them, but the check
+/// in [`pack_spawn`] does not rely on this). A site that does not fit (an
+/// address at or above 2^47, or an inbox worker at or above 512) is left
+/// out: the spawn is packed as before, site bit clear, worker in `b`.
+pub(crate) const SITE_BIT: u64 = 1 << 10;
+const SITE_SHIFT: u32 = 20;
+const SITE_WORKER_MAX: u64 = (1 << 9) - 1;
+
+/// Packs a spawn with its site (see [`SITE_BIT`]).
+#[inline(always)]
+pub(crate) fn pack_spawn(
+    ticks: u64,
+    kind: u8,
+    queue: u32,
+    worker: u32,
+    site: &'static std::panic::Location<'static>,
+    c: u64,
+) -> RawEvent {
+    let address = std::ptr::from_ref(site) as usize as u64;
+    if address >> 47 == 0 && u64::from(worker) <= SITE_WORKER_MAX {
+        let word = u64::from(kind)
+            | (u64::from(queue) << 8)
+            | SITE_BIT
+            | (u64::from(worker) << 11)
+            | ((address >> 3) << SITE_SHIFT);
+        [ticks, word, c]
+    } else {
+        pack(ticks, kind, queue, worker, c)
+    }
+}
+
+/// The site of a spawn packed by [`pack_spawn`], if it carries one.
+///
+/// Sound because every `SPAWN` whose [`SITE_BIT`] is set was packed by
+/// [`pack_spawn`] from a `&'static Location` of this process (nothing else
+/// writes that bit in a `SPAWN`), and a ring's reader keeps no torn event
+/// (`ring.rs`), so the address is exactly one that `Location::caller()`
+/// returned: a static, alive for the whole process.
+pub(crate) fn spawn_site(event: &Unpacked) -> Option<&'static std::panic::Location<'static>> {
+    if event.kind != SPAWN || event.raw_word & SITE_BIT == 0 {
+        return None;
+    }
+    let address = (event.raw_word >> SITE_SHIFT) << 3;
+    // SAFETY: as above: the address of a `&'static Location` this process
+    // made, written whole.
+    Some(unsafe { &*(address as usize as *const std::panic::Location<'static>) })
+}
+
 /// Packs an event.
 #[inline(always)]
 pub(crate) fn pack(ticks: u64, kind: u8, a: u32, b: u32, c: u64) -> RawEvent {
@@ -60,16 +118,28 @@ pub(crate) struct Unpacked {
     pub(crate) a: u32,
     pub(crate) b: u32,
     pub(crate) c: u64,
+    /// The second word as written (a spawn's site, [`spawn_site`]).
+    pub(crate) raw_word: u64,
 }
 
 pub(crate) fn unpack(raw: RawEvent) -> Unpacked {
+    let kind = (raw[1] & KIND_MASK) as u8;
+    let (a, b) = if kind == SPAWN && raw[1] & SITE_BIT != 0 {
+        (
+            ((raw[1] >> 8) & 0b11) as u32,
+            ((raw[1] >> 11) & SITE_WORKER_MAX) as u32,
+        )
+    } else {
+        (((raw[1] >> 8) & A_MAX) as u32, (raw[1] >> 32) as u32)
+    };
     Unpacked {
         ticks: raw[0],
-        kind: (raw[1] & KIND_MASK) as u8,
+        kind,
         inherited: raw[1] & u64::from(INHERITED) != 0,
-        a: ((raw[1] >> 8) & A_MAX) as u32,
-        b: (raw[1] >> 32) as u32,
+        a,
+        b,
         c: raw[2],
+        raw_word: raw[1],
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::event::{self, Unpacked};
 use super::recording::{EventKind, RecordedEvent, Track};
+use super::site::SpawnSite;
 use std::collections::HashMap;
 
 /// One ring's events, unpacked and timed, on their track.
@@ -48,16 +49,34 @@ pub(crate) struct TrackEvents {
 /// as a stack per track, when a task waits inside another (`WaitBegin`
 /// opens a level, `WaitEnd` closes it). The `RunEnd` events of the
 /// recording are made here.
+#[cfg(test)]
 pub(crate) fn merge(tracks: Vec<TrackEvents>, taken_at_ns: u64) -> Vec<RecordedEvent> {
+    merge_with_sites(tracks, taken_at_ns).0
+}
+
+/// [`merge`], and each spawned task's site by its id (`event::spawn_site`).
+pub(crate) fn merge_with_sites(
+    tracks: Vec<TrackEvents>,
+    taken_at_ns: u64,
+) -> (Vec<RecordedEvent>, HashMap<u64, SpawnSite>) {
     let all = in_time_order(tracks, taken_at_ns);
 
     // Spawns first, so that a run finds its spawn's id wherever it is.
     let mut ids: HashMap<u64, u64> = HashMap::new();
+    let mut sites: HashMap<u64, SpawnSite> = HashMap::new();
+    // One `SpawnSite` (its file copied) per distinct location.
+    let mut made: HashMap<*const std::panic::Location<'static>, SpawnSite> = HashMap::new();
     let mut next = 0u64;
     for timed in &all {
         if timed.event.kind == event::SPAWN && timed.event.c != 0 {
             next += 1;
             ids.insert(timed.event.c, next);
+            if let Some(location) = event::spawn_site(&timed.event) {
+                let site = made
+                    .entry(std::ptr::from_ref(location))
+                    .or_insert_with(|| SpawnSite::from(location));
+                sites.insert(next, site.clone());
+            }
         }
     }
 
@@ -169,7 +188,7 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>, taken_at_ns: u64) -> Vec<RecordedE
             }
         }
     }
-    events
+    (events, sites)
 }
 
 /// An event with its time, its track, and how much later than its time it

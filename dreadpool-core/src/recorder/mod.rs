@@ -82,6 +82,8 @@ mod seat;
 #[cfg(feature = "recorder")]
 pub(crate) use seat::leave_thread;
 #[cfg(feature = "recorder")]
+mod site;
+#[cfg(feature = "recorder")]
 mod spawn_clock;
 #[cfg(feature = "recorder")]
 mod task_ids;
@@ -90,12 +92,15 @@ mod trigger;
 
 #[cfg(feature = "recorder")]
 pub use explain::{
-    CauseTotal, ExplainError, Explanation, RanMeanwhile, SchedulerSummary, TaskWait, WaitCause,
+    CauseTotal, ExplainError, Explanation, RanMeanwhile, SchedulerSummary, SiteTotal, TaskWait,
+    WaitCause,
 };
 #[cfg(feature = "recorder")]
 pub use level::RecordLevel;
 #[cfg(feature = "recorder")]
 pub use recording::{EventKind, RecordedEvent, Recording, SpawnQueue, Track, WorkerActivity};
+#[cfg(feature = "recorder")]
+pub use site::{ParseSpawnSiteError, SpawnSite};
 #[cfg(feature = "recorder")]
 pub use trigger::RecordTrigger;
 

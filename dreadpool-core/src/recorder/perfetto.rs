@@ -118,7 +118,7 @@ impl Recording {
                         r#type: Some(track_event::Type::SliceBegin as i32),
                         track_uuid: Some(ids.lane(slice.lane)),
                         categories: vec![slice.name.category().to_owned()],
-                        name_field: Some(track_event::NameField::Name(slice.name.text())),
+                        name_field: Some(track_event::NameField::Name(slice.name.text(self))),
                         terminating_flow_ids: slice
                             .flow_in
                             .map(|t| ids.flow(t))

@@ -218,6 +218,8 @@ pub struct Recording {
     pub(crate) events: Vec<RecordedEvent>,
     pub(crate) lost: u64,
     pub(crate) taken_at_ns: u64,
+    /// Each recorded task's spawn site, by task id (`Tasks` level).
+    pub(crate) sites: std::collections::HashMap<u64, super::SpawnSite>,
 }
 
 impl Recording {
@@ -244,7 +246,49 @@ impl Recording {
             events,
             lost: lost_events,
             taken_at_ns,
+            sites: std::collections::HashMap::new(),
         }
+    }
+
+    /// This recording with `sites` as its tasks' spawn sites (task id,
+    /// site): for tools that rebuild a recording ([`from_parts`](Self::from_parts))
+    /// and carried the sites with it.
+    #[must_use]
+    pub fn with_sites(mut self, sites: impl IntoIterator<Item = (u64, super::SpawnSite)>) -> Self {
+        self.sites.extend(sites);
+        self
+    }
+
+    /// Where task `task` (an id of this recording's events) was spawned:
+    /// the caller of `spawn`, `try_spawn`, `spawn_with_handle` or a scope's
+    /// `spawn`. `None` for a task whose spawn is not in the recording (it
+    /// is older than the oldest event kept) or carried no site.
+    ///
+    /// ```
+    /// use dreadpool::{EventKind, RecordLevel, ThreadPoolBuilder};
+    ///
+    /// let pool = ThreadPoolBuilder::new()
+    ///     .with_threads(1)
+    ///     .with_record_level(RecordLevel::Tasks)
+    ///     .build();
+    /// let line = line!() + 1;
+    /// pool.spawn(|| {});
+    /// pool.join();
+    /// let recording = pool.recording();
+    /// let task = recording.events().iter().find_map(|e| match e.kind {
+    ///     EventKind::Spawn { task, .. } => Some(task),
+    ///     _ => None,
+    /// }).unwrap();
+    /// assert_eq!(recording.task_site(task).unwrap().line(), line);
+    /// ```
+    pub fn task_site(&self, task: u64) -> Option<&super::SpawnSite> {
+        self.sites.get(&task)
+    }
+
+    /// Every task with a known spawn site, with its site, in no particular
+    /// order.
+    pub fn task_sites(&self) -> impl Iterator<Item = (u64, &super::SpawnSite)> + '_ {
+        self.sites.iter().map(|(task, site)| (*task, site))
     }
 
     /// The pool's name.

@@ -21,6 +21,7 @@ impl Registry {
     /// one of this pool's tasks, else into the global queue. Gives the task
     /// back if the pool is shutting down and the caller is outside it.
     #[inline]
+    #[track_caller]
     pub(crate) fn try_spawn<T: IntoTask>(&self, task: T) -> Result<(), T> {
         if SpawnContext::may_exist() {
             return self.try_spawn_in_context(task);
@@ -38,11 +39,13 @@ impl Registry {
     /// "Core design figures": spawn-try-spawn-in-context).
     #[cold]
     #[inline(never)]
+    #[track_caller]
     fn try_spawn_in_context<T: IntoTask>(&self, task: T) -> Result<(), T> {
         self.try_spawn_with(task, Envelope::new())
     }
 
     #[inline(always)]
+    #[track_caller]
     fn try_spawn_with<T: IntoTask>(&self, task: T, envelope: Envelope) -> Result<(), T> {
         let (task, envelope) = match push_if_local(self, task, envelope) {
             Ok(()) => return Ok(()),
@@ -69,11 +72,13 @@ impl Registry {
     /// spawn-deliver-recorded).
     #[cold]
     #[inline(never)]
+    #[track_caller]
     fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
         let sampled_at = self.counters().sample_spawn();
         let id = crate::recorder::next_task_id();
         let task = envelope.into_outside_task(task, sampled_at, Some(id));
-        self.recorder().outside_spawn(id, None);
+        self.recorder()
+            .outside_spawn(id, None, std::panic::Location::caller());
         self.sleep().deliver_external_task(task, self.injector());
     }
 
@@ -106,6 +111,7 @@ impl Registry {
     /// Spawns `task` into worker `index`'s inbox, to run on that worker and
     /// no other. The same acceptance rule as [`try_spawn`](Self::try_spawn):
     /// refused after shutdown unless the caller is one of the pool's tasks.
+    #[track_caller]
     pub(crate) fn try_spawn_on<T: IntoTask>(&self, index: usize, task: T) -> Result<(), T> {
         let envelope = Envelope::new();
         let me = worker::current_index(Some(self));
@@ -124,9 +130,10 @@ impl Registry {
             .then(crate::recorder::next_task_id);
         let task = envelope.into_task(task, sampled_at, identity);
         if let Some(id) = identity {
+            let site = std::panic::Location::caller();
             match me {
-                Some(me) => self.recorder().worker(me).spawned_inbox(id, index),
-                None => self.recorder().outside_spawn(id, Some(index)),
+                Some(me) => self.recorder().worker(me).spawned_inbox(id, index, site),
+                None => self.recorder().outside_spawn(id, Some(index), site),
             }
         }
         self.inboxes()[index].push(task);
@@ -141,6 +148,7 @@ impl Registry {
 /// If the calling thread is a worker of `registry`, pushes `task` to its local
 /// queue; otherwise gives it back.
 #[inline(always)]
+#[track_caller]
 fn push_if_local<T: IntoTask>(
     registry: &Registry,
     task: T,
@@ -167,7 +175,8 @@ fn push_if_local<T: IntoTask>(
         // that the spawn site's usual path stays together.
         crate::hint::cold_path();
         let id = worker.next_task_id();
-        worker.push_local_recorded(envelope.into_task(task, sampled_at, Some(id)), id);
+        let site = std::panic::Location::caller();
+        worker.push_local_recorded(envelope.into_task(task, sampled_at, Some(id)), id, site);
     } else {
         worker.push_local(envelope.into_task(task, sampled_at, None));
     }

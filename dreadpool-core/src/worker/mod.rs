@@ -150,10 +150,15 @@ impl WorkerThread {
     /// [`push_local`](Self::push_local) while the flight recorder records
     /// spawns: recorded first (`id` is the task's identity).
     #[inline(never)]
-    pub(crate) fn push_local_recorded(&self, task: Task, id: u64) {
+    pub(crate) fn push_local_recorded(
+        &self,
+        task: Task,
+        id: u64,
+        site: &'static std::panic::Location<'static>,
+    ) {
         // SAFETY: this worker holds its pool (`registry`), which owns the
         // recorder, and is the thread in the ring's seat.
-        unsafe { self.seat_ring.spawned_local(id) };
+        unsafe { self.seat_ring.spawned_local(id, site) };
         self.push_local(task);
     }
 

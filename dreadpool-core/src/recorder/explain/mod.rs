@@ -34,6 +34,7 @@
 //! [`Recording::scheduler_summary`] (`scheduler_level.rs`) still times the
 //! pool's wakes, the one cause that needs no task identity.
 
+mod by_site;
 mod causes;
 mod meanwhile;
 mod scheduler_level;
@@ -50,6 +51,8 @@ use causes::Context;
 use std::collections::HashMap;
 use std::fmt;
 use worker_line::WorkerLine;
+
+pub use by_site::SiteTotal;
 
 /// Why a task waited to start. See the module docs for how each is told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,6 +230,11 @@ pub struct Explanation {
     pub worst: Vec<TaskWait>,
     /// Every explained wait's cause, added up, largest total first.
     pub by_cause: Vec<CauseTotal>,
+    /// Every explained wait and every run, added up by the task's spawn
+    /// site (`Recording::task_site`), the largest wait total first. The
+    /// site of one of [`worst`](Self::worst), or of the long task a cause
+    /// names, is `Recording::task_site` of its id.
+    pub by_site: Vec<SiteTotal>,
     /// Tasks whose spawn and start are both in the recording.
     pub tasks: usize,
     /// Tasks started whose spawn fell out of the rings (their waits are
@@ -352,11 +360,13 @@ impl Recording {
         }
         let tasks = waits.len();
         let by_cause = totals(&waits);
+        let by_site = by_site::by_site(self, &waits);
         waits.sort_by_key(|w| std::cmp::Reverse(w.delay_ns()));
         waits.truncate(top);
         Ok(Explanation {
             worst: waits,
             by_cause,
+            by_site,
             tasks,
             spawns_missing,
         })

@@ -51,9 +51,16 @@ pub(crate) enum SliceName {
 }
 
 impl SliceName {
-    pub(crate) fn text(self) -> String {
+    /// The slice's name: a task's spawn site when `recording` has one
+    /// (`src/server.rs:88`: where its time went, the question a timeline is
+    /// read for; the id stays in the slice's `task` argument), else
+    /// `task N`.
+    pub(crate) fn text(self, recording: &Recording) -> String {
         match self {
-            SliceName::Task(Some(task)) => format!("task {task}"),
+            SliceName::Task(Some(task)) => match recording.task_site(task) {
+                Some(site) => site.to_string(),
+                None => format!("task {task}"),
+            },
             SliceName::Task(None) => "task".to_owned(),
             SliceName::State(activity) => activity.name().to_owned(),
         }

@@ -1,0 +1,185 @@
+//! Spawn sites: each spawn API records its caller's line (`#[track_caller]`)
+//! at `Tasks` level, from outside the pool and from its own tasks.
+#![cfg(feature = "recorder")]
+
+use dreadpool_core::{
+    EventKind, RecordLevel, Recording, SpawnQueue, ThreadPool, ThreadPoolBuilder,
+};
+use std::collections::BTreeMap;
+
+fn pool(threads: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .with_threads(threads)
+        .with_record_level(RecordLevel::Tasks)
+        .build()
+}
+
+/// The lines of this file's spawns in `recording`, by queue, sorted.
+fn lines(recording: &Recording) -> BTreeMap<&'static str, Vec<u32>> {
+    let mut lines: BTreeMap<&'static str, Vec<u32>> = BTreeMap::new();
+    for event in recording.events() {
+        if let EventKind::Spawn { task, queue, .. } = event.kind {
+            let site = recording
+                .task_site(task)
+                .unwrap_or_else(|| panic!("task {task} has no site"));
+            assert!(site.file().ends_with("spawn_sites.rs"), "{site}");
+            let queue = match queue {
+                SpawnQueue::Local => "local",
+                SpawnQueue::Global => "global",
+                SpawnQueue::Inbox { .. } => "inbox",
+            };
+            lines.entry(queue).or_default().push(site.line());
+        }
+    }
+    for v in lines.values_mut() {
+        v.sort_unstable();
+    }
+    lines
+}
+
+#[test]
+fn outside_spawns_record_their_callers_line() {
+    let pool = pool(2);
+    let spawn = line!() + 1;
+    pool.spawn(|| {});
+    let try_spawn = line!() + 1;
+    pool.try_spawn(|| {}).unwrap();
+    let with_handle = line!() + 1;
+    pool.spawn_with_handle(|| 1).join().unwrap();
+    let handle = pool.handle();
+    let handle_spawn = line!() + 1;
+    handle.spawn(|| {});
+    let handle_try = line!() + 1;
+    handle.try_spawn(|| {}).unwrap();
+    let handle_with = line!() + 1;
+    handle.spawn_with_handle(|| 2).join().unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let mut want = vec![
+        spawn,
+        try_spawn,
+        with_handle,
+        handle_spawn,
+        handle_try,
+        handle_with,
+    ];
+    want.sort_unstable();
+    assert_eq!(lines(&recording).get("global"), Some(&want));
+    // The column is the method name's: `pool.spawn` here, at column 10.
+    let site = recording
+        .task_sites()
+        .map(|(_, site)| site)
+        .find(|site| site.line() == spawn)
+        .unwrap();
+    assert_eq!(site.column(), 10, "{site:?}");
+}
+
+#[test]
+fn a_tasks_own_spawns_record_their_line() {
+    let pool = pool(1);
+    let handle = pool.handle();
+    let (done, finished) = std::sync::mpsc::channel();
+    let outer = line!() + 1;
+    pool.spawn(move || {
+        handle.spawn(|| {});
+        let _ = done.send(line!() - 1);
+    });
+    let inner = finished.recv().unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let lines = lines(&recording);
+    assert_eq!(lines.get("global"), Some(&vec![outer]));
+    assert_eq!(lines.get("local"), Some(&vec![inner]));
+}
+
+#[test]
+fn scope_and_broadcast_spawns_record_their_line() {
+    let pool = pool(2);
+    let scoped = line!() + 2;
+    pool.scope(|s| {
+        s.spawn(|| {});
+    });
+    let broadcast = line!() + 1;
+    pool.broadcast(|_| ());
+    let recording = pool.recording();
+    let lines = lines(&recording);
+    assert_eq!(lines.get("global"), Some(&vec![scoped]));
+    assert_eq!(lines.get("inbox"), Some(&vec![broadcast, broadcast]));
+}
+
+#[test]
+fn install_records_its_callers_line() {
+    let pool = pool(1);
+    let line = line!() + 1;
+    assert_eq!(pool.install(|| 7), 7);
+    let handle_line = line!() + 1;
+    assert_eq!(pool.handle().install(|| 8), 8);
+    let recording = pool.recording();
+    assert_eq!(
+        lines(&recording).get("global"),
+        Some(&vec![line, handle_line])
+    );
+}
+
+#[test]
+fn below_tasks_level_no_sites() {
+    let pool = ThreadPoolBuilder::new()
+        .with_threads(1)
+        .with_record_level(RecordLevel::Scheduler)
+        .build();
+    pool.spawn(|| {});
+    pool.join();
+    assert_eq!(pool.recording().task_sites().count(), 0);
+}
+
+/// A child queued behind its long-running parent: the explanation names the
+/// child's site for the wait, the parent's for the long task, and ranks the
+/// children's site first by wait.
+#[test]
+fn explain_names_the_sites_of_the_wait_and_of_the_long_task() {
+    use dreadpool_core::WaitCause;
+    let pool = pool(1);
+    let handle = pool.handle();
+    let (spawned_tx, spawned_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let parent_line = line!() + 1;
+    pool.spawn(move || {
+        for _ in 0..3 {
+            handle.spawn(|| ());
+        }
+        spawned_tx.send(line!() - 2).unwrap();
+        go_rx.recv().unwrap();
+    });
+    let child_line = spawned_rx.recv().unwrap();
+    go_tx.send(()).unwrap();
+    pool.join();
+    let recording = pool.recording();
+    let explanation = recording.explain(10).unwrap();
+    let child = explanation
+        .worst
+        .iter()
+        .find(|w| matches!(w.cause, WaitCause::BehindLongTask { .. }))
+        .unwrap_or_else(|| panic!("a wait behind the parent: {explanation:?}"));
+    assert_eq!(recording.task_site(child.task).unwrap().line(), child_line);
+    let WaitCause::BehindLongTask {
+        task: Some(parent), ..
+    } = child.cause
+    else {
+        panic!("the long task's id: {:?}", child.cause);
+    };
+    assert_eq!(recording.task_site(parent).unwrap().line(), parent_line);
+    let top = &explanation.by_site[0];
+    assert_eq!(
+        top.site.as_ref().unwrap().line(),
+        child_line,
+        "{explanation:?}"
+    );
+    assert_eq!(top.waits, 3);
+    let parent_total = explanation
+        .by_site
+        .iter()
+        .find(|t| t.site.as_ref().is_some_and(|s| s.line() == parent_line))
+        .unwrap();
+    assert_eq!(parent_total.waits, 1);
+    assert!(parent_total.run_ns > 0, "{explanation:?}");
+}
