@@ -298,6 +298,26 @@ impl ThreadPoolBuilder {
             .unwrap_or_else(|error| panic!("dreadpool: cannot build the thread pool: {error}"))
     }
 
+    /// Configures and starts the global pool (the one [`join`](crate::join)
+    /// outside every pool runs on, and [`global_pool`](crate::global_pool)
+    /// returns), once. It succeeds only before the global pool's first use:
+    /// after that it returns
+    /// [`BuildError::GlobalPoolAlreadyInitialized`], leaves the pool as it
+    /// is and starts no thread. Of racing calls exactly one succeeds. A
+    /// failed build leaves the global pool unset, for a later call to set.
+    ///
+    /// ```
+    /// use dreadpool::{BuildError, ThreadPoolBuilder};
+    ///
+    /// ThreadPoolBuilder::new().with_threads(2).build_global().unwrap();
+    /// assert_eq!(dreadpool::global_pool().threads(), 2);
+    /// let again = ThreadPoolBuilder::new().with_threads(3).build_global();
+    /// assert!(matches!(again, Err(BuildError::GlobalPoolAlreadyInitialized)));
+    /// ```
+    pub fn build_global(self) -> Result<(), BuildError> {
+        crate::fork_join::build_global(self).map(|_| ())
+    }
+
     /// Starts the pool, or says why it cannot. No thread is left running when
     /// this fails.
     ///

@@ -52,6 +52,11 @@ pub enum BuildError {
         /// The largest allowed.
         max: usize,
     },
+    /// [`build_global`](crate::ThreadPoolBuilder::build_global) was called
+    /// after the global pool had been configured or started; the pool is
+    /// unchanged and no thread was started.
+    #[error("the global thread pool has already been initialized")]
+    GlobalPoolAlreadyInitialized,
     /// The operating system refused to start a worker thread.
     #[error("could not spawn worker thread {index}: {source}")]
     Spawn {

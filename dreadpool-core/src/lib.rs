@@ -172,7 +172,7 @@ pub use builder::{
 };
 pub use current::{current, current_worker_index};
 pub use error::{BuildError, SpawnError};
-pub use fork_join::{join, join_context, FnContext};
+pub use fork_join::{global_pool, join, join_context, FnContext};
 pub use handle::Handle;
 pub use metrics::DEFAULT_LATENCY_SAMPLING;
 #[cfg(feature = "metrics")]
