@@ -8,6 +8,7 @@ use crate::recorder::RecorderConfig;
 use crate::registry::{Registry, RegistryConfig};
 use crate::sync::Arc;
 use crate::thread_hooks::ThreadHooks;
+use crate::thread_names::ThreadNames;
 use crate::worker::WorkerSeat;
 use std::fmt;
 
@@ -57,6 +58,7 @@ pub struct ThreadPoolBuilder {
     panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
     hooks: ThreadHooks,
+    thread_names: ThreadNames,
     recorder: RecorderConfig,
     latency_sampling: u32,
     respawn_failures_to_inject: usize,
@@ -72,6 +74,7 @@ impl Default for ThreadPoolBuilder {
             panic_policy: PanicPolicy::default(),
             panic_handler: None,
             hooks: ThreadHooks::default(),
+            thread_names: ThreadNames::Prefixed,
             recorder: RecorderConfig::default(),
             latency_sampling: crate::metrics::DEFAULT_LATENCY_SAMPLING,
             respawn_failures_to_inject: 0,
@@ -84,6 +87,7 @@ impl fmt::Debug for ThreadPoolBuilder {
         f.debug_struct("ThreadPoolBuilder")
             .field("threads", &self.threads)
             .field("name", &self.name)
+            .field("thread_names", &self.thread_names)
             .field("stack_size", &self.stack_size)
             .field("backlog", &self.backlog)
             .field("panic_policy", &self.panic_policy)
@@ -122,6 +126,33 @@ impl ThreadPoolBuilder {
     /// Sets the thread name prefix: worker `i` is named `"{prefix}-{i}"`.
     pub fn with_thread_name(mut self, prefix: impl Into<String>) -> Self {
         self.name = Some(prefix.into());
+        self
+    }
+
+    /// Names worker `i`'s thread `names(i)`, instead of `"{prefix}-{i}"`
+    /// (rayon's `thread_name`). The pool keeps its prefix
+    /// ([`with_thread_name`](Self::with_thread_name), or `"dreadpool"`) as
+    /// its own name, which its metrics and recordings carry. A replacement
+    /// thread, after a panic, gets the name of the seat it takes over.
+    ///
+    /// A name with a NUL byte, or a panic in `names`, fails that thread's
+    /// start: [`try_build`](Self::try_build) returns
+    /// [`BuildError::Spawn`](crate::BuildError::Spawn).
+    ///
+    /// ```
+    /// let pool = dreadpool::ThreadPoolBuilder::new()
+    ///     .with_threads(2)
+    ///     .with_thread_names(|i| format!("render-{}", ["left", "right"][i]))
+    ///     .build();
+    /// let names = pool.broadcast(|_| std::thread::current().name().unwrap().to_owned());
+    /// assert_eq!(names, ["render-left", "render-right"]);
+    /// assert_eq!(pool.name(), "dreadpool");
+    /// ```
+    pub fn with_thread_names<F>(mut self, names: F) -> Self
+    where
+        F: Fn(usize) -> String + Send + Sync + 'static,
+    {
+        self.thread_names = ThreadNames::PerIndex(Arc::new(names));
         self
     }
 
@@ -371,6 +402,7 @@ impl ThreadPoolBuilder {
             panic_policy: self.panic_policy,
             panic_handler: self.panic_handler,
             hooks: self.hooks,
+            thread_names: self.thread_names,
             recorder: self.recorder,
             stack_size: self.stack_size,
             latency_sampling: self.latency_sampling,

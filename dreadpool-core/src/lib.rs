@@ -104,6 +104,7 @@ mod sync;
 mod task;
 mod task_handle;
 mod thread_hooks;
+mod thread_names;
 mod trace;
 mod worker;
 

@@ -18,6 +18,7 @@ use crate::sync::thread::{Builder, JoinHandle};
 use crate::sync::{lock, Arc, Mutex};
 use crate::task::Task;
 use crate::thread_hooks::{ThreadEvent, ThreadHooks};
+use crate::thread_names::ThreadNames;
 use crate::worker::{self, WorkerSeat};
 
 /// Everything a pool's workers, handles and joiners share.
@@ -47,6 +48,8 @@ pub(crate) struct Registry {
     panic_handler: Option<PanicHandler>,
     /// The start and exit handlers every worker thread runs.
     hooks: ThreadHooks,
+    /// What the worker threads are called (`thread_names.rs`).
+    thread_names: ThreadNames,
     panic_count: AtomicUsize,
     /// Replacement threads the OS refused (the old thread carried on).
     respawn_failures: AtomicUsize,
@@ -71,6 +74,7 @@ pub(crate) struct RegistryConfig {
     pub(crate) panic_policy: PanicPolicy,
     pub(crate) panic_handler: Option<PanicHandler>,
     pub(crate) hooks: ThreadHooks,
+    pub(crate) thread_names: ThreadNames,
     pub(crate) stack_size: Option<usize>,
     pub(crate) latency_sampling: u32,
     pub(crate) recorder: RecorderConfig,
@@ -103,6 +107,7 @@ impl Registry {
             panic_policy: config.panic_policy,
             panic_handler: config.panic_handler,
             hooks: config.hooks,
+            thread_names: config.thread_names,
             panic_count: AtomicUsize::new(0),
             respawn_failures: AtomicUsize::new(0),
             respawn_failures_to_inject: AtomicUsize::new(config.respawn_failures_to_inject),
@@ -283,16 +288,19 @@ impl Registry {
         // The state travels through this slot rather than the closure so that
         // a failed spawn, which drops the closure, cannot drop a queue.
         let handoff = Arc::new(Mutex::new(Some(state)));
-        let mut builder = Builder::new().name(format!("{}-{index}", self.name));
-        if let Some(bytes) = self.stack_size {
-            builder = builder.stack_size(bytes);
-        }
         let registry = Arc::clone(self);
         let slot = Arc::clone(&handoff);
         // Hold the thread list while spawning, so that a shutdown's join loop
         // cannot finish between the spawn and the push of its handle.
         let mut threads = lock(&self.threads);
+        // The name is made inside the `catch_unwind` too: a user's naming
+        // function that panics (or returns a name with a NUL byte, on which
+        // std panics) fails this spawn instead of unwinding out of it.
         let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut builder = Builder::new().name(self.thread_names.name(&self.name, index));
+            if let Some(bytes) = self.stack_size {
+                builder = builder.stack_size(bytes);
+            }
             builder.spawn(move || {
                 if let Some(state) = lock(&slot).take() {
                     worker::main(registry, state, owes_completion);
