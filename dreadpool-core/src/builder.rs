@@ -10,6 +10,7 @@ use crate::sync::Arc;
 use crate::thread_hooks::ThreadHooks;
 use crate::thread_names::ThreadNames;
 use crate::worker::WorkerSeat;
+use crate::worker_start::WorkerStart;
 use std::fmt;
 
 /// The most worker threads one pool may have.
@@ -359,6 +360,54 @@ impl ThreadPoolBuilder {
     /// assert!(matches!(error, BuildError::InvalidThreadName { .. }));
     /// ```
     pub fn try_build(self) -> Result<ThreadPool, BuildError> {
+        self.start(None)
+    }
+
+    /// Starts the pool with worker threads that `spawner` starts: it is
+    /// called once per worker, in index order, with a [`WorkerStart`] that
+    /// it must [`run`](WorkerStart::run) on a new thread (rayon's
+    /// `spawn_handler`). The spawner is only borrowed while the pool is
+    /// built, so it may start scoped threads, as long as the pool is
+    /// dropped before their scope ends; dropping the pool waits for every
+    /// worker to finish, as it does for the pool's own threads
+    /// (`worker_start.rs`).
+    ///
+    /// Such a pool cannot start replacement threads: under
+    /// [`PanicPolicy::Respawn`], a worker whose task panicked carries on.
+    ///
+    /// If the spawner returns an error for worker `i`, the workers already
+    /// started are shut down and joined, and the build fails with
+    /// [`BuildError::Spawn`] for index `i`.
+    ///
+    /// ```
+    /// std::thread::scope(|scope| {
+    ///     let pool = dreadpool::ThreadPoolBuilder::new()
+    ///         .with_threads(2)
+    ///         .try_build_with_spawner(|worker| {
+    ///             let name = worker.name().to_owned();
+    ///             std::thread::Builder::new()
+    ///                 .name(name)
+    ///                 .spawn_scoped(scope, move || worker.run())?;
+    ///             Ok(())
+    ///         })
+    ///         .unwrap();
+    ///     assert_eq!(pool.install(|| 6 * 7), 42);
+    ///     // The pool is dropped here, before the scope joins its threads.
+    /// });
+    /// ```
+    pub fn try_build_with_spawner<S>(self, mut spawner: S) -> Result<ThreadPool, BuildError>
+    where
+        S: FnMut(WorkerStart) -> std::io::Result<()>,
+    {
+        self.start(Some(&mut spawner))
+    }
+
+    /// Validates, then starts the workers on the pool's own threads, or
+    /// through `spawner`.
+    fn start(
+        self,
+        mut spawner: Option<&mut dyn FnMut(WorkerStart) -> std::io::Result<()>>,
+    ) -> Result<ThreadPool, BuildError> {
         let threads = resolve_threads(self.threads, std::env::var(THREADS_ENV).ok())?;
         let name = self.name.unwrap_or_else(|| DEFAULT_THREAD_NAME.to_owned());
         if name.contains('\0') {
@@ -403,19 +452,27 @@ impl ThreadPoolBuilder {
             panic_handler: self.panic_handler,
             hooks: self.hooks,
             thread_names: self.thread_names,
+            replaces_threads: spawner.is_none(),
             recorder: self.recorder,
             stack_size: self.stack_size,
             latency_sampling: self.latency_sampling,
             respawn_failures_to_inject: self.respawn_failures_to_inject,
         }));
         for (index, queue) in queues.into_iter().enumerate() {
-            if let Err(failure) = registry.spawn_worker(WorkerSeat::new(index, queue), false) {
+            let seat = WorkerSeat::new(index, queue);
+            let started = match spawner.as_mut() {
+                None => registry.spawn_worker(seat, false).map_err(|f| f.error),
+                Some(spawner) => spawner(WorkerStart::new(
+                    Arc::clone(&registry),
+                    seat,
+                    registry.thread_name(index),
+                    registry.stack_size(),
+                )),
+            };
+            if let Err(source) = started {
                 // Stop and join the workers already running: no thread leaks.
                 registry.shutdown_and_join();
-                return Err(BuildError::Spawn {
-                    index,
-                    source: failure.error,
-                });
+                return Err(BuildError::Spawn { index, source });
             }
         }
         crate::trace::pool_started(registry.name(), threads);

@@ -107,6 +107,7 @@ mod thread_hooks;
 mod thread_names;
 mod trace;
 mod worker;
+mod worker_start;
 
 /// The flight recorder's ring, for its loom model (`tests/loom.rs`): not
 /// part of the API, and only there under `--cfg loom`.
@@ -188,3 +189,4 @@ pub use recorder::{
 };
 pub use scope::Scope;
 pub use task_handle::TaskHandle;
+pub use worker_start::WorkerStart;

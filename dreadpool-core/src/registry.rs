@@ -20,6 +20,7 @@ use crate::task::Task;
 use crate::thread_hooks::{ThreadEvent, ThreadHooks};
 use crate::thread_names::ThreadNames;
 use crate::worker::{self, WorkerSeat};
+use crate::worker_start::ExternalThreads;
 
 /// Everything a pool's workers, handles and joiners share.
 pub(crate) struct Registry {
@@ -50,6 +51,10 @@ pub(crate) struct Registry {
     hooks: ThreadHooks,
     /// What the worker threads are called (`thread_names.rs`).
     thread_names: ThreadNames,
+    /// See [`RegistryConfig::replaces_threads`].
+    replaces_threads: bool,
+    /// Threads a user's spawner started, which have no join handle here.
+    external_threads: ExternalThreads,
     panic_count: AtomicUsize,
     /// Replacement threads the OS refused (the old thread carried on).
     respawn_failures: AtomicUsize,
@@ -75,6 +80,9 @@ pub(crate) struct RegistryConfig {
     pub(crate) panic_handler: Option<PanicHandler>,
     pub(crate) hooks: ThreadHooks,
     pub(crate) thread_names: ThreadNames,
+    /// False when a user's spawner starts the threads (`worker_start.rs`),
+    /// which cannot start replacements.
+    pub(crate) replaces_threads: bool,
     pub(crate) stack_size: Option<usize>,
     pub(crate) latency_sampling: u32,
     pub(crate) recorder: RecorderConfig,
@@ -108,6 +116,8 @@ impl Registry {
             panic_handler: config.panic_handler,
             hooks: config.hooks,
             thread_names: config.thread_names,
+            replaces_threads: config.replaces_threads,
+            external_threads: ExternalThreads::new(),
             panic_count: AtomicUsize::new(0),
             respawn_failures: AtomicUsize::new(0),
             respawn_failures_to_inject: AtomicUsize::new(config.respawn_failures_to_inject),
@@ -268,6 +278,30 @@ impl Registry {
                 let _ = thread.join();
             }
         }
+        // Threads a user's spawner started are joined by counting them out
+        // (`worker_start.rs`); they start no replacements.
+        self.external_threads.wait_for_all();
+    }
+
+    /// The threads a user's spawner started (`worker_start.rs`).
+    pub(crate) fn external_threads(&self) -> &ExternalThreads {
+        &self.external_threads
+    }
+
+    /// Whether a worker whose task panicked under `PanicPolicy::Respawn` can
+    /// be replaced by a new thread (not when a user's spawner starts them).
+    pub(crate) fn replaces_threads(&self) -> bool {
+        self.replaces_threads
+    }
+
+    /// Worker `index`'s thread name (`thread_names.rs`).
+    pub(crate) fn thread_name(&self, index: usize) -> String {
+        self.thread_names.name(&self.name, index)
+    }
+
+    /// The stack size asked for, if any.
+    pub(crate) fn stack_size(&self) -> Option<usize> {
+        self.stack_size
     }
 
     /// Starts a worker thread running `state`. `owes_completion` is true for
