@@ -189,4 +189,5 @@ pub use recorder::{
 };
 pub use scope::Scope;
 pub use task_handle::TaskHandle;
+pub use worker::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use worker_start::WorkerStart;
