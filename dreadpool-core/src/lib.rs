@@ -172,7 +172,7 @@ pub use builder::{
     ThreadPoolBuilder, DEFAULT_BACKLOG, DEFAULT_THREAD_NAME, MAX_STACK_SIZE, MAX_THREADS,
     MIN_STACK_SIZE, THREADS_ENV,
 };
-pub use current::{current, current_worker_index};
+pub use current::{current, current_threads, current_worker_index};
 pub use error::{BuildError, SpawnError};
 pub use fork_join::{global_pool, join, join_context, FnContext};
 pub use handle::Handle;

@@ -266,6 +266,51 @@ impl ThreadPool {
             .wait(self.registry.counts(), deadline)
     }
 
+    /// Spawns `f(index)` onto each worker, as a task that only that worker
+    /// runs, and returns at once, without waiting for any (rayon's
+    /// `spawn_broadcast`). Unlike [`broadcast`](Self::broadcast), `f` must be
+    /// `'static`; a panic in it is handled as a spawned task's.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(3).build();
+    /// let (sent, received) = mpsc::channel();
+    /// let sent = std::sync::Mutex::new(sent);
+    /// pool.spawn_broadcast(move |index| sent.lock().unwrap().send(index).unwrap());
+    /// let mut seen: Vec<usize> = received.iter().take(3).collect();
+    /// seen.sort();
+    /// assert_eq!(seen, [0, 1, 2]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
+    pub fn spawn_broadcast<F>(&self, f: F)
+    where
+        F: Fn(usize) + Send + Sync + 'static,
+    {
+        if crate::broadcast::spawn_broadcast(&self.registry, f) < self.registry.threads() {
+            crate::handle::refused_broadcast(self.registry.name());
+        }
+    }
+
+    /// The index of the worker running the caller, if the caller is one of
+    /// this pool's tasks; `None` on any other thread, another pool's workers
+    /// included (rayon's `ThreadPool::current_thread_index`).
+    ///
+    /// ```
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(2).build();
+    /// let other = dreadpool::ThreadPoolBuilder::new().with_threads(1).build();
+    /// assert_eq!(pool.current_worker_index(), None);
+    /// assert_eq!(pool.broadcast(|_| pool.current_worker_index()), [Some(0), Some(1)]);
+    /// assert_eq!(other.install(|| pool.current_worker_index()), None);
+    /// ```
+    pub fn current_worker_index(&self) -> Option<usize> {
+        worker::current_index(Some(&self.registry))
+    }
+
     /// The number of worker threads.
     pub fn threads(&self) -> usize {
         self.registry.threads()
