@@ -52,6 +52,20 @@ impl Handle {
         self.registry.spawn(task);
     }
 
+    /// Spawns `task` into the pool in FIFO order (see
+    /// [`ThreadPool::spawn_fifo`](crate::ThreadPool::spawn_fifo)).
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
+    pub fn spawn_fifo<F>(&self, task: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_fifo(task);
+    }
+
     /// Spawns `task` into the pool, or gives it back in the error if the pool
     /// has shut down (or is shutting down) and the caller is not one of its
     /// tasks. Tasks spawned by the pool's own tasks are always accepted, even

@@ -76,6 +76,41 @@ impl ThreadPool {
         self.registry.spawn(task);
     }
 
+    /// Spawns `task` so that it starts after the tasks the same worker
+    /// spawned this way before it (rayon's `spawn_fifo`), where
+    /// [`spawn`](Self::spawn)'s tasks from a worker start newest first. From
+    /// outside the pool it is [`spawn`](Self::spawn): the global queue is
+    /// FIFO already. How: `spawn/fifo.rs`.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(1).build();
+    /// let (sent, received) = mpsc::channel();
+    /// pool.install(|| {
+    ///     let handle = dreadpool::current().unwrap();
+    ///     for i in 0..3 {
+    ///         let sent = sent.clone();
+    ///         handle.spawn_fifo(move || sent.send(i).unwrap());
+    ///     }
+    /// });
+    /// drop(sent);
+    /// pool.join();
+    /// assert_eq!(received.iter().collect::<Vec<_>>(), [0, 1, 2]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the pool has been [shut down](Self::shutdown) and the caller is not
+    /// one of its tasks.
+    #[track_caller]
+    pub fn spawn_fifo<F>(&self, task: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_fifo(task);
+    }
+
     /// Like [`spawn`](Self::spawn), but gives the closure back if the pool
     /// has shut down.
     pub fn try_spawn<F>(&self, task: F) -> Result<(), SpawnError<F>>

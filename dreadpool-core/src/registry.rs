@@ -33,6 +33,9 @@ pub(crate) struct Registry {
     /// Per worker, tasks addressed to that worker alone (`broadcast`); only
     /// the owner takes from its inbox.
     inboxes: Box<[Injector<Task>]>,
+    /// Per worker, the tasks it spawned in FIFO order, each run by a
+    /// trampoline in its local queue (`spawn/fifo.rs`).
+    fifos: Box<[Injector<Task>]>,
     /// Per worker, the forks of its joins that idle workers may take
     /// (`fork_join/README.md`).
     shared_forks: Box<[SharedForks]>,
@@ -104,6 +107,7 @@ impl Registry {
             name: config.name,
             injector: Injector::new(),
             inboxes: (0..workers).map(|_| Injector::new()).collect(),
+            fifos: (0..workers).map(|_| Injector::new()).collect(),
             shared_forks: (0..workers).map(|_| SharedForks::new()).collect(),
             stealers: config.stealers,
             sleep: Sleep::new(workers, recorder.waker_log()),
@@ -155,6 +159,11 @@ impl Registry {
     #[inline(always)]
     pub(crate) fn inboxes(&self) -> &[Injector<Task>] {
         &self.inboxes
+    }
+
+    /// Per worker, its FIFO spawns' tasks (`spawn/fifo.rs`).
+    pub(crate) fn fifos(&self) -> &[Injector<Task>] {
+        &self.fifos
     }
 
     /// The waiters of `ThreadPool::join`, released when the pool is idle.
