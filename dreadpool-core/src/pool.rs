@@ -406,12 +406,38 @@ impl ThreadPool {
     /// starts the shutdown and returns, and the workers finish draining and
     /// exit on their own.
     pub fn shutdown(&self) {
-        if worker::current_index(Some(&self.registry)).is_some() {
+        if self.registry.is_detached() || worker::current_index(Some(&self.registry)).is_some() {
             self.registry.begin_shutdown();
             return;
         }
         self.registry.shutdown_and_join();
         crate::trace::pool_shutdown(self.registry.name());
+    }
+
+    /// Shuts the pool down without waiting (rayon's drop of a pool): refuses
+    /// new work from outside, and returns at once; the workers run every
+    /// queued task and everything those tasks spawn, then exit on their own,
+    /// and no one joins them. [`Handle`](crate::Handle)s see the pool shut
+    /// down.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(1).build();
+    /// let (go, wait) = mpsc::channel::<()>();
+    /// let (done, finished) = mpsc::channel();
+    /// pool.spawn(move || {
+    ///     wait.recv().unwrap();
+    ///     done.send("drained").unwrap();
+    /// });
+    /// pool.shutdown_detached(); // returns while the task still waits
+    /// go.send(()).unwrap();
+    /// assert_eq!(finished.recv().unwrap(), "drained");
+    /// ```
+    pub fn shutdown_detached(self) {
+        self.registry.detach();
+        // The drop (`shutdown`) now starts the shutdown without joining.
+        drop(self);
     }
 
     fn assert_not_own_task(&self, what: &str) {

@@ -66,6 +66,9 @@ pub(crate) struct Registry {
     stack_size: Option<usize>,
     /// Set once, by shutdown; never cleared.
     shutdown: AtomicBool,
+    /// Set by `ThreadPool::shutdown_detached` just before the pool is
+    /// dropped: the drop then starts the shutdown without joining.
+    detached: AtomicBool,
     /// Join handles of every worker thread started and not yet joined
     /// (replacements are pushed here by the thread they replace).
     threads: Mutex<Vec<JoinHandle<()>>>,
@@ -127,6 +130,7 @@ impl Registry {
             respawn_failures_to_inject: AtomicUsize::new(config.respawn_failures_to_inject),
             stack_size: config.stack_size,
             shutdown: AtomicBool::new(false),
+            detached: AtomicBool::new(false),
             threads: Mutex::new(Vec::with_capacity(workers)),
             shutdown_lock: Mutex::new(()),
         }
@@ -258,6 +262,17 @@ impl Registry {
 
     pub(crate) fn is_shutting_down(&self) -> bool {
         self.shutdown.load(Ordering::Acquire)
+    }
+
+    /// Marks the pool detached: its handle's drop, which follows on the
+    /// same thread, starts the shutdown and does not join (Relaxed: the
+    /// flag is read only by that drop, on this thread).
+    pub(crate) fn detach(&self) {
+        self.detached.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn is_detached(&self) -> bool {
+        self.detached.load(Ordering::Relaxed)
     }
 
     /// Refuses work from outside from now on and wakes every worker so that
