@@ -2,7 +2,7 @@
 
 use crate::registry::Registry;
 use crate::scope::{erase_lifetime, spawn_counted, ScopeState};
-use crate::sync::{lock, Mutex};
+use crate::sync::{lock, Arc, Mutex};
 use std::panic::resume_unwind;
 
 /// Runs `f(index)` once on each worker of `registry`, waits for all, and
@@ -42,4 +42,22 @@ where
                 .expect("every broadcast task that did not panic stored its result")
         })
         .collect()
+}
+
+/// Spawns `f(index)` onto each worker of `registry`, into its inbox, and
+/// returns at once. Returns the number of workers it reached: fewer than
+/// all only when the pool refused (it is shutting down and the caller is
+/// not one of its tasks).
+pub(crate) fn spawn_broadcast<F>(registry: &Registry, f: F) -> usize
+where
+    F: Fn(usize) + Send + Sync + 'static,
+{
+    let f = Arc::new(f);
+    for index in 0..registry.threads() {
+        let f = Arc::clone(&f);
+        if registry.try_spawn_on(index, move || f(index)).is_err() {
+            return index;
+        }
+    }
+    registry.threads()
 }

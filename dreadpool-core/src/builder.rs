@@ -8,7 +8,9 @@ use crate::recorder::RecorderConfig;
 use crate::registry::{Registry, RegistryConfig};
 use crate::sync::Arc;
 use crate::thread_hooks::ThreadHooks;
+use crate::thread_names::ThreadNames;
 use crate::worker::WorkerSeat;
+use crate::worker_start::WorkerStart;
 use std::fmt;
 
 /// The most worker threads one pool may have.
@@ -57,6 +59,7 @@ pub struct ThreadPoolBuilder {
     panic_policy: PanicPolicy,
     panic_handler: Option<PanicHandler>,
     hooks: ThreadHooks,
+    thread_names: ThreadNames,
     recorder: RecorderConfig,
     latency_sampling: u32,
     respawn_failures_to_inject: usize,
@@ -72,6 +75,7 @@ impl Default for ThreadPoolBuilder {
             panic_policy: PanicPolicy::default(),
             panic_handler: None,
             hooks: ThreadHooks::default(),
+            thread_names: ThreadNames::Prefixed,
             recorder: RecorderConfig::default(),
             latency_sampling: crate::metrics::DEFAULT_LATENCY_SAMPLING,
             respawn_failures_to_inject: 0,
@@ -84,6 +88,7 @@ impl fmt::Debug for ThreadPoolBuilder {
         f.debug_struct("ThreadPoolBuilder")
             .field("threads", &self.threads)
             .field("name", &self.name)
+            .field("thread_names", &self.thread_names)
             .field("stack_size", &self.stack_size)
             .field("backlog", &self.backlog)
             .field("panic_policy", &self.panic_policy)
@@ -122,6 +127,33 @@ impl ThreadPoolBuilder {
     /// Sets the thread name prefix: worker `i` is named `"{prefix}-{i}"`.
     pub fn with_thread_name(mut self, prefix: impl Into<String>) -> Self {
         self.name = Some(prefix.into());
+        self
+    }
+
+    /// Names worker `i`'s thread `names(i)`, instead of `"{prefix}-{i}"`
+    /// (rayon's `thread_name`). The pool keeps its prefix
+    /// ([`with_thread_name`](Self::with_thread_name), or `"dreadpool"`) as
+    /// its own name, which its metrics and recordings carry. A replacement
+    /// thread, after a panic, gets the name of the seat it takes over.
+    ///
+    /// A name with a NUL byte, or a panic in `names`, fails that thread's
+    /// start: [`try_build`](Self::try_build) returns
+    /// [`BuildError::Spawn`](crate::BuildError::Spawn).
+    ///
+    /// ```
+    /// let pool = dreadpool::ThreadPoolBuilder::new()
+    ///     .with_threads(2)
+    ///     .with_thread_names(|i| format!("render-{}", ["left", "right"][i]))
+    ///     .build();
+    /// let names = pool.broadcast(|_| std::thread::current().name().unwrap().to_owned());
+    /// assert_eq!(names, ["render-left", "render-right"]);
+    /// assert_eq!(pool.name(), "dreadpool");
+    /// ```
+    pub fn with_thread_names<F>(mut self, names: F) -> Self
+    where
+        F: Fn(usize) -> String + Send + Sync + 'static,
+    {
+        self.thread_names = ThreadNames::PerIndex(Arc::new(names));
         self
     }
 
@@ -298,6 +330,26 @@ impl ThreadPoolBuilder {
             .unwrap_or_else(|error| panic!("dreadpool: cannot build the thread pool: {error}"))
     }
 
+    /// Configures and starts the global pool (the one [`join`](crate::join)
+    /// outside every pool runs on, and [`global_pool`](crate::global_pool)
+    /// returns), once. It succeeds only before the global pool's first use:
+    /// after that it returns
+    /// [`BuildError::GlobalPoolAlreadyInitialized`], leaves the pool as it
+    /// is and starts no thread. Of racing calls exactly one succeeds. A
+    /// failed build leaves the global pool unset, for a later call to set.
+    ///
+    /// ```
+    /// use dreadpool::{BuildError, ThreadPoolBuilder};
+    ///
+    /// ThreadPoolBuilder::new().with_threads(2).build_global().unwrap();
+    /// assert_eq!(dreadpool::global_pool().threads(), 2);
+    /// let again = ThreadPoolBuilder::new().with_threads(3).build_global();
+    /// assert!(matches!(again, Err(BuildError::GlobalPoolAlreadyInitialized)));
+    /// ```
+    pub fn build_global(self) -> Result<(), BuildError> {
+        crate::fork_join::build_global(self).map(|_| ())
+    }
+
     /// Starts the pool, or says why it cannot. No thread is left running when
     /// this fails.
     ///
@@ -308,6 +360,54 @@ impl ThreadPoolBuilder {
     /// assert!(matches!(error, BuildError::InvalidThreadName { .. }));
     /// ```
     pub fn try_build(self) -> Result<ThreadPool, BuildError> {
+        self.start(None)
+    }
+
+    /// Starts the pool with worker threads that `spawner` starts: it is
+    /// called once per worker, in index order, with a [`WorkerStart`] that
+    /// it must [`run`](WorkerStart::run) on a new thread (rayon's
+    /// `spawn_handler`). The spawner is only borrowed while the pool is
+    /// built, so it may start scoped threads, as long as the pool is
+    /// dropped before their scope ends; dropping the pool waits for every
+    /// worker to finish, as it does for the pool's own threads
+    /// (`worker_start.rs`).
+    ///
+    /// Such a pool cannot start replacement threads: under
+    /// [`PanicPolicy::Respawn`], a worker whose task panicked carries on.
+    ///
+    /// If the spawner returns an error for worker `i`, the workers already
+    /// started are shut down and joined, and the build fails with
+    /// [`BuildError::Spawn`] for index `i`.
+    ///
+    /// ```
+    /// std::thread::scope(|scope| {
+    ///     let pool = dreadpool::ThreadPoolBuilder::new()
+    ///         .with_threads(2)
+    ///         .try_build_with_spawner(|worker| {
+    ///             let name = worker.name().to_owned();
+    ///             std::thread::Builder::new()
+    ///                 .name(name)
+    ///                 .spawn_scoped(scope, move || worker.run())?;
+    ///             Ok(())
+    ///         })
+    ///         .unwrap();
+    ///     assert_eq!(pool.install(|| 6 * 7), 42);
+    ///     // The pool is dropped here, before the scope joins its threads.
+    /// });
+    /// ```
+    pub fn try_build_with_spawner<S>(self, mut spawner: S) -> Result<ThreadPool, BuildError>
+    where
+        S: FnMut(WorkerStart) -> std::io::Result<()>,
+    {
+        self.start(Some(&mut spawner))
+    }
+
+    /// Validates, then starts the workers on the pool's own threads, or
+    /// through `spawner`.
+    fn start(
+        self,
+        mut spawner: Option<&mut dyn FnMut(WorkerStart) -> std::io::Result<()>>,
+    ) -> Result<ThreadPool, BuildError> {
         let threads = resolve_threads(self.threads, std::env::var(THREADS_ENV).ok())?;
         let name = self.name.unwrap_or_else(|| DEFAULT_THREAD_NAME.to_owned());
         if name.contains('\0') {
@@ -351,19 +451,28 @@ impl ThreadPoolBuilder {
             panic_policy: self.panic_policy,
             panic_handler: self.panic_handler,
             hooks: self.hooks,
+            thread_names: self.thread_names,
+            replaces_threads: spawner.is_none(),
             recorder: self.recorder,
             stack_size: self.stack_size,
             latency_sampling: self.latency_sampling,
             respawn_failures_to_inject: self.respawn_failures_to_inject,
         }));
         for (index, queue) in queues.into_iter().enumerate() {
-            if let Err(failure) = registry.spawn_worker(WorkerSeat::new(index, queue), false) {
+            let seat = WorkerSeat::new(index, queue);
+            let started = match spawner.as_mut() {
+                None => registry.spawn_worker(seat, false).map_err(|f| f.error),
+                Some(spawner) => spawner(WorkerStart::new(
+                    Arc::clone(&registry),
+                    seat,
+                    registry.thread_name(index),
+                    registry.stack_size(),
+                )),
+            };
+            if let Err(source) = started {
                 // Stop and join the workers already running: no thread leaks.
                 registry.shutdown_and_join();
-                return Err(BuildError::Spawn {
-                    index,
-                    source: failure.error,
-                });
+                return Err(BuildError::Spawn { index, source });
             }
         }
         crate::trace::pool_started(registry.name(), threads);

@@ -32,3 +32,20 @@ pub fn current() -> Option<Handle> {
 pub fn current_worker_index() -> Option<usize> {
     crate::worker::current_index(None)
 }
+
+/// The number of worker threads of the pool running the caller, or, on any
+/// other thread, of the [global pool](crate::global_pool) (which this starts
+/// if nothing has yet): how many ways a computation started here can split
+/// (rayon's `current_num_threads`).
+///
+/// ```
+/// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(3).build();
+/// assert_eq!(pool.install(dreadpool::current_threads), 3);
+/// assert_eq!(dreadpool::current_threads(), dreadpool::global_pool().threads());
+/// ```
+pub fn current_threads() -> usize {
+    match crate::worker::current_registry() {
+        Some(registry) => registry.threads(),
+        None => crate::global_pool().threads(),
+    }
+}

@@ -52,7 +52,14 @@ pub enum BuildError {
         /// The largest allowed.
         max: usize,
     },
-    /// The operating system refused to start a worker thread.
+    /// [`build_global`](crate::ThreadPoolBuilder::build_global) was called
+    /// after the global pool had been configured or started; the pool is
+    /// unchanged and no thread was started.
+    #[error("the global thread pool has already been initialized")]
+    GlobalPoolAlreadyInitialized,
+    /// The operating system refused to start a worker thread, or its name
+    /// (from [`with_thread_names`](crate::ThreadPoolBuilder::with_thread_names))
+    /// panicked or held a NUL byte.
     #[error("could not spawn worker thread {index}: {source}")]
     Spawn {
         /// The index of the worker that could not start.

@@ -52,6 +52,20 @@ impl Handle {
         self.registry.spawn(task);
     }
 
+    /// Spawns `task` into the pool in FIFO order (see
+    /// [`ThreadPool::spawn_fifo`](crate::ThreadPool::spawn_fifo)).
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
+    pub fn spawn_fifo<F>(&self, task: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_fifo(task);
+    }
+
     /// Spawns `task` into the pool, or gives it back in the error if the pool
     /// has shut down (or is shutting down) and the caller is not one of its
     /// tasks. Tasks spawned by the pool's own tasks are always accepted, even
@@ -95,6 +109,44 @@ impl Handle {
         let (task, handle) = crate::task_handle::with_handle(task);
         self.spawn(task);
         handle
+    }
+
+    /// Runs `f(index)` once on each worker, waits for all, and returns the
+    /// results by worker index (see
+    /// [`ThreadPool::broadcast`](crate::ThreadPool::broadcast)).
+    ///
+    /// # Panics
+    ///
+    /// Re-raises the first panic of `f`.
+    pub fn broadcast<F, R>(&self, f: F) -> Vec<R>
+    where
+        F: Fn(usize) -> R + Sync,
+        R: Send,
+    {
+        crate::broadcast::broadcast(&self.registry, f)
+    }
+
+    /// Spawns `f(index)` onto each worker and returns at once (see
+    /// [`ThreadPool::spawn_broadcast`](crate::ThreadPool::spawn_broadcast)).
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
+    pub fn spawn_broadcast<F>(&self, f: F)
+    where
+        F: Fn(usize) + Send + Sync + 'static,
+    {
+        if crate::broadcast::spawn_broadcast(&self.registry, f) < self.registry.threads() {
+            refused_broadcast(self.registry.name());
+        }
+    }
+
+    /// The index of the worker running the caller, if the caller is one of
+    /// this pool's tasks; `None` on any other thread, another pool's workers
+    /// included.
+    pub fn current_worker_index(&self) -> Option<usize> {
+        crate::worker::current_index(Some(&self.registry))
     }
 
     /// The number of worker threads.
@@ -157,4 +209,14 @@ impl fmt::Debug for Handle {
             .field("threads", &self.registry.threads())
             .finish_non_exhaustive()
     }
+}
+
+/// A [`spawn_broadcast`](Handle::spawn_broadcast) was refused.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn refused_broadcast(pool: &str) -> ! {
+    panic!(
+        "dreadpool: cannot spawn_broadcast into pool {pool:?}: it has shut down (a shutdown that raced the call may have let some workers run it)"
+    );
 }

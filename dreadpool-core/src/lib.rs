@@ -104,8 +104,10 @@ mod sync;
 mod task;
 mod task_handle;
 mod thread_hooks;
+mod thread_names;
 mod trace;
 mod worker;
+mod worker_start;
 
 /// The flight recorder's ring, for its loom model (`tests/loom.rs`): not
 /// part of the API, and only there under `--cfg loom`.
@@ -170,9 +172,9 @@ pub use builder::{
     ThreadPoolBuilder, DEFAULT_BACKLOG, DEFAULT_THREAD_NAME, MAX_STACK_SIZE, MAX_THREADS,
     MIN_STACK_SIZE, THREADS_ENV,
 };
-pub use current::{current, current_worker_index};
+pub use current::{current, current_threads, current_worker_index};
 pub use error::{BuildError, SpawnError};
-pub use fork_join::{join, join_context, FnContext};
+pub use fork_join::{global_pool, join, join_context, FnContext};
 pub use handle::Handle;
 pub use metrics::DEFAULT_LATENCY_SAMPLING;
 #[cfg(feature = "metrics")]
@@ -188,3 +190,5 @@ pub use recorder::{
 };
 pub use scope::Scope;
 pub use task_handle::TaskHandle;
+pub use worker::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
+pub use worker_start::WorkerStart;

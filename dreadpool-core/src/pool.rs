@@ -76,6 +76,41 @@ impl ThreadPool {
         self.registry.spawn(task);
     }
 
+    /// Spawns `task` so that it starts after the tasks the same worker
+    /// spawned this way before it (rayon's `spawn_fifo`), where
+    /// [`spawn`](Self::spawn)'s tasks from a worker start newest first. From
+    /// outside the pool it is [`spawn`](Self::spawn): the global queue is
+    /// FIFO already. How: `spawn/fifo.rs`.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(1).build();
+    /// let (sent, received) = mpsc::channel();
+    /// pool.install(|| {
+    ///     let handle = dreadpool::current().unwrap();
+    ///     for i in 0..3 {
+    ///         let sent = sent.clone();
+    ///         handle.spawn_fifo(move || sent.send(i).unwrap());
+    ///     }
+    /// });
+    /// drop(sent);
+    /// pool.join();
+    /// assert_eq!(received.iter().collect::<Vec<_>>(), [0, 1, 2]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the pool has been [shut down](Self::shutdown) and the caller is not
+    /// one of its tasks.
+    #[track_caller]
+    pub fn spawn_fifo<F>(&self, task: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_fifo(task);
+    }
+
     /// Like [`spawn`](Self::spawn), but gives the closure back if the pool
     /// has shut down.
     #[track_caller]
@@ -270,6 +305,51 @@ impl ThreadPool {
             .wait(self.registry.counts(), deadline)
     }
 
+    /// Spawns `f(index)` onto each worker, as a task that only that worker
+    /// runs, and returns at once, without waiting for any (rayon's
+    /// `spawn_broadcast`). Unlike [`broadcast`](Self::broadcast), `f` must be
+    /// `'static`; a panic in it is handled as a spawned task's.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(3).build();
+    /// let (sent, received) = mpsc::channel();
+    /// let sent = std::sync::Mutex::new(sent);
+    /// pool.spawn_broadcast(move |index| sent.lock().unwrap().send(index).unwrap());
+    /// let mut seen: Vec<usize> = received.iter().take(3).collect();
+    /// seen.sort();
+    /// assert_eq!(seen, [0, 1, 2]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the pool has shut down and the caller is not one of its tasks.
+    #[track_caller]
+    pub fn spawn_broadcast<F>(&self, f: F)
+    where
+        F: Fn(usize) + Send + Sync + 'static,
+    {
+        if crate::broadcast::spawn_broadcast(&self.registry, f) < self.registry.threads() {
+            crate::handle::refused_broadcast(self.registry.name());
+        }
+    }
+
+    /// The index of the worker running the caller, if the caller is one of
+    /// this pool's tasks; `None` on any other thread, another pool's workers
+    /// included (rayon's `ThreadPool::current_thread_index`).
+    ///
+    /// ```
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(2).build();
+    /// let other = dreadpool::ThreadPoolBuilder::new().with_threads(1).build();
+    /// assert_eq!(pool.current_worker_index(), None);
+    /// assert_eq!(pool.broadcast(|_| pool.current_worker_index()), [Some(0), Some(1)]);
+    /// assert_eq!(other.install(|| pool.current_worker_index()), None);
+    /// ```
+    pub fn current_worker_index(&self) -> Option<usize> {
+        worker::current_index(Some(&self.registry))
+    }
+
     /// The number of worker threads.
     pub fn threads(&self) -> usize {
         self.registry.threads()
@@ -330,12 +410,38 @@ impl ThreadPool {
     /// starts the shutdown and returns, and the workers finish draining and
     /// exit on their own.
     pub fn shutdown(&self) {
-        if worker::current_index(Some(&self.registry)).is_some() {
+        if self.registry.is_detached() || worker::current_index(Some(&self.registry)).is_some() {
             self.registry.begin_shutdown();
             return;
         }
         self.registry.shutdown_and_join();
         crate::trace::pool_shutdown(self.registry.name());
+    }
+
+    /// Shuts the pool down without waiting (rayon's drop of a pool): refuses
+    /// new work from outside, and returns at once; the workers run every
+    /// queued task and everything those tasks spawn, then exit on their own,
+    /// and no one joins them. [`Handle`](crate::Handle)s see the pool shut
+    /// down.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = dreadpool::ThreadPoolBuilder::new().with_threads(1).build();
+    /// let (go, wait) = mpsc::channel::<()>();
+    /// let (done, finished) = mpsc::channel();
+    /// pool.spawn(move || {
+    ///     wait.recv().unwrap();
+    ///     done.send("drained").unwrap();
+    /// });
+    /// pool.shutdown_detached(); // returns while the task still waits
+    /// go.send(()).unwrap();
+    /// assert_eq!(finished.recv().unwrap(), "drained");
+    /// ```
+    pub fn shutdown_detached(self) {
+        self.registry.detach();
+        // The drop (`shutdown`) now starts the shutdown without joining.
+        drop(self);
     }
 
     fn assert_not_own_task(&self, what: &str) {

@@ -18,7 +18,9 @@ use crate::sync::thread::{Builder, JoinHandle};
 use crate::sync::{lock, Arc, Mutex};
 use crate::task::Task;
 use crate::thread_hooks::{ThreadEvent, ThreadHooks};
+use crate::thread_names::ThreadNames;
 use crate::worker::{self, WorkerSeat};
+use crate::worker_start::ExternalThreads;
 
 /// Everything a pool's workers, handles and joiners share.
 pub(crate) struct Registry {
@@ -31,6 +33,9 @@ pub(crate) struct Registry {
     /// Per worker, tasks addressed to that worker alone (`broadcast`); only
     /// the owner takes from its inbox.
     inboxes: Box<[Injector<Task>]>,
+    /// Per worker, the tasks it spawned in FIFO order, each run by a
+    /// trampoline in its local queue (`spawn/fifo.rs`).
+    fifos: Box<[Injector<Task>]>,
     /// Per worker, the forks of its joins that idle workers may take
     /// (`fork_join/README.md`).
     shared_forks: Box<[SharedForks]>,
@@ -47,6 +52,12 @@ pub(crate) struct Registry {
     panic_handler: Option<PanicHandler>,
     /// The start and exit handlers every worker thread runs.
     hooks: ThreadHooks,
+    /// What the worker threads are called (`thread_names.rs`).
+    thread_names: ThreadNames,
+    /// See [`RegistryConfig::replaces_threads`].
+    replaces_threads: bool,
+    /// Threads a user's spawner started, which have no join handle here.
+    external_threads: ExternalThreads,
     panic_count: AtomicUsize,
     /// Replacement threads the OS refused (the old thread carried on).
     respawn_failures: AtomicUsize,
@@ -55,6 +66,9 @@ pub(crate) struct Registry {
     stack_size: Option<usize>,
     /// Set once, by shutdown; never cleared.
     shutdown: AtomicBool,
+    /// Set by `ThreadPool::shutdown_detached` just before the pool is
+    /// dropped: the drop then starts the shutdown without joining.
+    detached: AtomicBool,
     /// Join handles of every worker thread started and not yet joined
     /// (replacements are pushed here by the thread they replace).
     threads: Mutex<Vec<JoinHandle<()>>>,
@@ -71,6 +85,10 @@ pub(crate) struct RegistryConfig {
     pub(crate) panic_policy: PanicPolicy,
     pub(crate) panic_handler: Option<PanicHandler>,
     pub(crate) hooks: ThreadHooks,
+    pub(crate) thread_names: ThreadNames,
+    /// False when a user's spawner starts the threads (`worker_start.rs`),
+    /// which cannot start replacements.
+    pub(crate) replaces_threads: bool,
     pub(crate) stack_size: Option<usize>,
     pub(crate) latency_sampling: u32,
     pub(crate) recorder: RecorderConfig,
@@ -92,6 +110,7 @@ impl Registry {
             name: config.name,
             injector: Injector::new(),
             inboxes: (0..workers).map(|_| Injector::new()).collect(),
+            fifos: (0..workers).map(|_| Injector::new()).collect(),
             shared_forks: (0..workers).map(|_| SharedForks::new()).collect(),
             stealers: config.stealers,
             sleep: Sleep::new(workers, recorder.waker_log()),
@@ -103,11 +122,15 @@ impl Registry {
             panic_policy: config.panic_policy,
             panic_handler: config.panic_handler,
             hooks: config.hooks,
+            thread_names: config.thread_names,
+            replaces_threads: config.replaces_threads,
+            external_threads: ExternalThreads::new(),
             panic_count: AtomicUsize::new(0),
             respawn_failures: AtomicUsize::new(0),
             respawn_failures_to_inject: AtomicUsize::new(config.respawn_failures_to_inject),
             stack_size: config.stack_size,
             shutdown: AtomicBool::new(false),
+            detached: AtomicBool::new(false),
             threads: Mutex::new(Vec::with_capacity(workers)),
             shutdown_lock: Mutex::new(()),
         }
@@ -140,6 +163,11 @@ impl Registry {
     #[inline(always)]
     pub(crate) fn inboxes(&self) -> &[Injector<Task>] {
         &self.inboxes
+    }
+
+    /// Per worker, its FIFO spawns' tasks (`spawn/fifo.rs`).
+    pub(crate) fn fifos(&self) -> &[Injector<Task>] {
+        &self.fifos
     }
 
     /// The waiters of `ThreadPool::join`, released when the pool is idle.
@@ -236,6 +264,17 @@ impl Registry {
         self.shutdown.load(Ordering::Acquire)
     }
 
+    /// Marks the pool detached: its handle's drop, which follows on the
+    /// same thread, starts the shutdown and does not join (Relaxed: the
+    /// flag is read only by that drop, on this thread).
+    pub(crate) fn detach(&self) {
+        self.detached.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn is_detached(&self) -> bool {
+        self.detached.load(Ordering::Relaxed)
+    }
+
     /// Refuses work from outside from now on and wakes every worker so that
     /// they drain the queues and exit.
     pub(crate) fn begin_shutdown(&self) {
@@ -263,6 +302,30 @@ impl Registry {
                 let _ = thread.join();
             }
         }
+        // Threads a user's spawner started are joined by counting them out
+        // (`worker_start.rs`); they start no replacements.
+        self.external_threads.wait_for_all();
+    }
+
+    /// The threads a user's spawner started (`worker_start.rs`).
+    pub(crate) fn external_threads(&self) -> &ExternalThreads {
+        &self.external_threads
+    }
+
+    /// Whether a worker whose task panicked under `PanicPolicy::Respawn` can
+    /// be replaced by a new thread (not when a user's spawner starts them).
+    pub(crate) fn replaces_threads(&self) -> bool {
+        self.replaces_threads
+    }
+
+    /// Worker `index`'s thread name (`thread_names.rs`).
+    pub(crate) fn thread_name(&self, index: usize) -> String {
+        self.thread_names.name(&self.name, index)
+    }
+
+    /// The stack size asked for, if any.
+    pub(crate) fn stack_size(&self) -> Option<usize> {
+        self.stack_size
     }
 
     /// Starts a worker thread running `state`. `owes_completion` is true for
@@ -283,16 +346,19 @@ impl Registry {
         // The state travels through this slot rather than the closure so that
         // a failed spawn, which drops the closure, cannot drop a queue.
         let handoff = Arc::new(Mutex::new(Some(state)));
-        let mut builder = Builder::new().name(format!("{}-{index}", self.name));
-        if let Some(bytes) = self.stack_size {
-            builder = builder.stack_size(bytes);
-        }
         let registry = Arc::clone(self);
         let slot = Arc::clone(&handoff);
         // Hold the thread list while spawning, so that a shutdown's join loop
         // cannot finish between the spawn and the push of its handle.
         let mut threads = lock(&self.threads);
+        // The name is made inside the `catch_unwind` too: a user's naming
+        // function that panics (or returns a name with a NUL byte, on which
+        // std panics) fails this spawn instead of unwinding out of it.
         let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut builder = Builder::new().name(self.thread_names.name(&self.name, index));
+            if let Some(bytes) = self.stack_size {
+                builder = builder.stack_size(bytes);
+            }
             builder.spawn(move || {
                 if let Some(state) = lock(&slot).take() {
                     worker::main(registry, state, owes_completion);

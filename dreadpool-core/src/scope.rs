@@ -280,6 +280,25 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         let task = unsafe { erase_lifetime(task) };
         spawn_counted(self.registry, None, task);
     }
+
+    /// Like [`spawn`](Self::spawn), but in FIFO order with the other FIFO
+    /// spawns of the calling worker (see
+    /// [`ThreadPool::spawn_fifo`](crate::ThreadPool::spawn_fifo)): what
+    /// rayon's `scope_fifo` is built on.
+    pub fn spawn_fifo<F>(&'scope self, task: F)
+    where
+        F: FnOnce() + Send + 'scope,
+    {
+        self.state.add_task();
+        let task = self.state.task(task);
+        // SAFETY: as in `spawn`.
+        let task = unsafe { erase_lifetime(task) };
+        if let Err(task) = self.registry.try_spawn_fifo(task) {
+            // Refused (the pool shut down, the caller outside it): run here,
+            // as `spawn_counted` does.
+            task.run();
+        }
+    }
 }
 
 /// Runs a scope on `registry`: the body, then the wait, then the panics.

@@ -13,6 +13,8 @@ mod sharing;
 
 pub(crate) use fork_latch::ForkLatch;
 pub(crate) use forks::SharedForks;
+pub(crate) use global_pool::build_global;
+pub use global_pool::global_pool;
 pub(crate) use install::install;
 pub(crate) use sharing::{steal_fork, ForkSharing};
 
@@ -137,7 +139,7 @@ where
     RA: Send,
     RB: Send,
 {
-    global_pool::get().install(|| {
+    global_pool::global_pool().install(|| {
         // (Not `join_context` again: that would instantiate this function
         // for ever-new closure types.)
         crate::worker::with_current(|worker| {

@@ -140,6 +140,10 @@ impl<T> Worker<T> {
         self.queue.with(VecDeque::pop_back)
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.len() == 0
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.queue.len()
     }

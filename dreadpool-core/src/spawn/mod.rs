@@ -8,6 +8,7 @@
 //! woken (`sleep/`).
 
 mod envelope;
+mod fifo;
 
 pub(crate) use envelope::Envelope;
 

@@ -41,6 +41,13 @@ pub(crate) fn main(registry: Arc<Registry>, mut state: WorkerSeat, mut owes_comp
                 registry.run_thread_hook(ThreadEvent::Exit, index);
                 return;
             }
+            Exit::Respawn if !registry.replaces_threads() => {
+                // A user's spawner started this thread and is gone
+                // (`worker_start.rs`): this thread stays the worker, and
+                // counts the completion it owes at the top of the loop.
+                owes_completion = true;
+                replacement = false;
+            }
             Exit::Respawn => {
                 // The last event this thread records: once the replacement
                 // starts, the seat's counters and ring are the replacement's

@@ -25,11 +25,13 @@ mod idle;
 mod lifecycle;
 mod run_loop;
 mod wait;
+mod yielding;
 
 pub(crate) use current::{current_index, current_ptr, current_registry, with_current};
 pub(crate) use execute::run_timed;
 pub(crate) use lifecycle::main;
 pub(crate) use wait::wait_for;
+pub use yielding::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 
 use crate::fork_join::ForkSharing;
 use crate::metrics::{PoolCounters, SpawnSampler};
