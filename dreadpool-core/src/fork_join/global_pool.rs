@@ -90,7 +90,7 @@ mod tests {
     /// their tasks have other lines.
     #[test]
     fn a_join_outside_every_pool_records_its_callers_line() {
-        let pool = super::get();
+        let pool = super::global_pool();
         let before = pool.record_level();
         pool.set_record_level(RecordLevel::Tasks);
         let line = line!() + 1;
