@@ -13,8 +13,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
-/// The most cause rows shown (there are seven causes).
-const CAUSE_ROWS: u16 = 7;
+/// The most cause rows shown (there are eight causes, "unexplained" among
+/// them).
+const CAUSE_ROWS: u16 = 8;
 
 fn wait_line(rank: usize, wait: &WaitRow) -> Line<'static> {
     Line::from(vec![
