@@ -4,8 +4,7 @@
 //! (a replacement thread takes the seat, and its ring, after its predecessor
 //! stopped writing: the thread spawn orders them). A thread outside the pool
 //! that spawns into it or wakes one of its workers writes into a ring of its
-//! own, made on its first such event and kept in a process-wide list for the
-//! pool's recordings to find. No event takes a lock, allocates or makes a
+//! own (`outside_rings.rs`). No event takes a lock, allocates or makes a
 //! syscall once its ring exists: a level check, a clock read (which a
 //! worker's spawn may spare, `spawn_clock.rs`) and four stores
 //! (`ring.rs`).
@@ -14,6 +13,7 @@ use super::clock::{self, Conversion};
 use super::event::{self, pack};
 use super::level::RecordLevel;
 use super::merge::{merge_with_sites, TrackEvents};
+use super::outside_rings;
 use super::recording::{Recording, Track};
 use super::ring::{Copied, Ring};
 use super::spawn_clock::{SpawnClock, Stamp};
@@ -21,12 +21,9 @@ pub(crate) use super::task_ids::next_task_id;
 use super::task_ids::TaskIds;
 use super::trigger::{RecordTrigger, TriggerState};
 use super::DEFAULT_RECORD_CAPACITY;
-use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use crate::sync::{lock, Arc, Mutex};
+use crate::sync::atomic::{AtomicU8, Ordering};
+use crate::sync::Arc;
 use crossbeam_utils::CachePadded;
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::Weak;
 use std::time::Duration;
 
 /// Whether the recorder is compiled in: lets call sites fold their checks
@@ -131,7 +128,7 @@ impl FlightRecorder {
             None => (event::QUEUE_GLOBAL, 0),
         };
         let raw = event::pack_spawn(clock::now(), event::SPAWN, queue, worker, site, id);
-        push_outside(&self.shared, raw);
+        outside_rings::push(self.shared.pool_id, raw);
     }
 
     /// The recorder's shared part, for the sleep module to note wakes.
@@ -193,8 +190,7 @@ impl Drop for FlightRecorder {
     fn drop(&mut self) {
         // Its outside rings go with it (a trigger's thread may still hold
         // the shared part; it finds no outside events then).
-        let pool_id = self.shared.pool_id;
-        lock(&OUTSIDE).retain(|ring| ring.pool_id != pool_id);
+        outside_rings::forget_pool(self.shared.pool_id);
     }
 }
 
@@ -221,7 +217,7 @@ fn take(shared: &Shared) -> Recording {
         timed(Track::Worker(index), ring.copy());
     }
     let mut outside_names = Vec::new();
-    for ring in outside_rings(shared.pool_id) {
+    for ring in outside_rings::of_pool(shared.pool_id) {
         timed(Track::Outside(outside_names.len()), ring.ring.copy());
         outside_names.push(ring.name.clone());
     }
@@ -500,7 +496,7 @@ impl WakerLog {
         let raw = pack(clock::now(), event::UNPARK, index as u32, 0, 0);
         match super::seat::current() {
             Some((pool, me)) if pool == shared.pool_id => shared.rings[me].push(raw),
-            _ => push_outside(shared, raw),
+            _ => outside_rings::push(shared.pool_id, raw),
         }
     }
 }
@@ -511,120 +507,4 @@ impl FlightRecorder {
     pub(crate) fn enter_thread(&self, index: usize) {
         super::seat::enter(self.shared.pool_id, index);
     }
-}
-
-/// A ring of a thread outside the pool, for one pool.
-struct OutsideRing {
-    pool_id: u64,
-    name: String,
-    ring: Ring,
-    /// Cleared when the thread ends; dead rings are kept (their events may
-    /// still matter to the next recording) up to `DEAD_RINGS_KEPT`.
-    alive: AtomicBool,
-}
-
-/// Events per outside thread and pool: outside threads spawn and wake less
-/// than workers run.
-const OUTSIDE_CAPACITY: usize = 1 << 12;
-/// Rings of ended threads kept for later recordings.
-const DEAD_RINGS_KEPT: usize = 64;
-
-static OUTSIDE: Mutex<Vec<Arc<OutsideRing>>> = Mutex::new(Vec::new());
-
-/// This thread's outside rings, by pool; marks them dead when it ends. The
-/// process-wide list owns them (until their pool is dropped, or their thread
-/// ended long ago), so a long-lived thread that spawns into many short-lived
-/// pools keeps none of theirs alive, except the last one it used: `last`
-/// spares the usual spawn, into the same pool as the one before, a map
-/// lookup and a reference count.
-#[derive(Default)]
-struct MyRings {
-    last: Option<(u64, Arc<OutsideRing>)>,
-    all: HashMap<u64, Weak<OutsideRing>>,
-}
-
-impl Drop for MyRings {
-    fn drop(&mut self) {
-        for ring in self.all.values().filter_map(Weak::upgrade) {
-            ring.alive.store(false, Ordering::Relaxed);
-        }
-    }
-}
-
-thread_local! {
-    static MY_RINGS: RefCell<MyRings> = RefCell::new(MyRings::default());
-}
-
-/// Writes `raw` into this thread's ring for `shared`'s pool, making the ring
-/// on first use (the only lock and allocation, once per thread and pool).
-#[inline]
-fn push_outside(shared: &Shared, raw: [u64; 3]) {
-    let _ = MY_RINGS.try_with(|mine| {
-        let mut mine = mine.borrow_mut();
-        if let Some((pool, ring)) = &mine.last {
-            if *pool == shared.pool_id {
-                ring.ring.push(raw);
-                return;
-            }
-        }
-        push_outside_slow(&mut mine, shared.pool_id, raw);
-    });
-}
-
-#[cold]
-fn push_outside_slow(mine: &mut MyRings, pool_id: u64, raw: [u64; 3]) {
-    let ring = match mine.all.get(&pool_id).and_then(Weak::upgrade) {
-        Some(ring) => ring,
-        None => {
-            // Forget rings whose pools are gone, then make this one.
-            mine.all.retain(|_, ring| ring.strong_count() > 0);
-            let ring = register_outside(pool_id);
-            mine.all.insert(pool_id, Arc::downgrade(&ring));
-            ring
-        }
-    };
-    ring.ring.push(raw);
-    mine.last = Some((pool_id, ring));
-}
-
-#[cold]
-fn register_outside(pool_id: u64) -> Arc<OutsideRing> {
-    let thread = std::thread::current();
-    let name = match thread.name() {
-        Some(name) => name.to_owned(),
-        None => format!("{:?}", thread.id()),
-    };
-    let ring = Arc::new(OutsideRing {
-        pool_id,
-        name,
-        ring: Ring::new(OUTSIDE_CAPACITY),
-        alive: AtomicBool::new(true),
-    });
-    let mut all = lock(&OUTSIDE);
-    let dead = all
-        .iter()
-        .filter(|r| !r.alive.load(Ordering::Relaxed))
-        .count();
-    if dead >= DEAD_RINGS_KEPT {
-        // Drop the oldest dead ones (the list is in registration order).
-        let mut to_drop = dead + 1 - DEAD_RINGS_KEPT;
-        all.retain(|r| {
-            if to_drop > 0 && !r.alive.load(Ordering::Relaxed) {
-                to_drop -= 1;
-                false
-            } else {
-                true
-            }
-        });
-    }
-    all.push(Arc::clone(&ring));
-    ring
-}
-
-fn outside_rings(pool_id: u64) -> Vec<Arc<OutsideRing>> {
-    lock(&OUTSIDE)
-        .iter()
-        .filter(|r| r.pool_id == pool_id)
-        .cloned()
-        .collect()
 }

@@ -74,6 +74,8 @@ mod level;
 #[cfg(feature = "recorder")]
 mod merge;
 #[cfg(feature = "recorder")]
+mod outside_rings;
+#[cfg(feature = "recorder")]
 mod perfetto;
 #[cfg(feature = "recorder")]
 mod recording;
