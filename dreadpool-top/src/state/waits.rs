@@ -190,9 +190,10 @@ fn details(cause: &WaitCause) -> String {
         WaitCause::NoProgress { worker, gap_ns } => {
             format!("w{worker} silent {} (descheduled?)", ns(gap_ns))
         }
-        WaitCause::GlobalQueueStarved { steals } => {
-            format!("{steals} steals, no global pull")
-        }
+        WaitCause::GlobalQueueStarved {
+            steals,
+            unpulled_ns,
+        } => format!("unpulled {}, {steals} steals", ns(unpulled_ns)),
         WaitCause::AllWorkersBusy => "every worker running".into(),
         WaitCause::Backlog {
             tasks_ahead,
@@ -284,8 +285,11 @@ mod tests {
             "the wake took 80.0us"
         );
         assert_eq!(
-            details(&WaitCause::GlobalQueueStarved { steals: 7 }),
-            "7 steals, no global pull"
+            details(&WaitCause::GlobalQueueStarved {
+                steals: 7,
+                unpulled_ns: 2_900_000
+            }),
+            "unpulled 2.9ms, 7 steals"
         );
         assert_eq!(
             details(&WaitCause::Backlog {
