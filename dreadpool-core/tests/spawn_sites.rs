@@ -331,3 +331,60 @@ fn explain_names_the_site_of_a_wait_in_a_starved_global_queue() {
         "{wait:?}"
     );
 }
+
+/// A join on a worker whose fork another worker steals: the fork's run is
+/// named by the join's line, and it is not taken for a task whose spawn
+/// went missing.
+#[test]
+fn a_stolen_forks_run_records_its_joins_line() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let pool = pool(2);
+    let (line, joiner) = pool.install(|| {
+        let (stolen_tx, stolen_rx) = mpsc::channel::<usize>();
+        // `a` holds this worker until `b` runs: on the other worker.
+        let line = line!() + 1;
+        let (thief, ()) = dreadpool_core::join(
+            move || {
+                stolen_rx
+                    .recv_timeout(Duration::from_secs(60))
+                    .expect("the fork was stolen")
+            },
+            move || {
+                stolen_tx
+                    .send(dreadpool_core::current_worker_index().unwrap())
+                    .unwrap()
+            },
+        );
+        let me = dreadpool_core::current_worker_index().unwrap();
+        assert_ne!(thief, me);
+        (line, me)
+    });
+    let recording = pool.recording();
+    let forks: Vec<u64> = recording
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::ForkShared { fork } => Some(fork),
+            _ => None,
+        })
+        .collect();
+    let runs: Vec<(u64, dreadpool_core::Track)> = recording
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::RunBegin { task: Some(task) } if forks.contains(&task) => {
+                Some((task, e.track))
+            }
+            _ => None,
+        })
+        .collect();
+    let [(fork, track)] = runs[..] else {
+        panic!("one stolen fork's run: {runs:?} of {forks:?}");
+    };
+    assert_ne!(track, dreadpool_core::Track::Worker(joiner));
+    let site = recording.task_site(fork).expect("the fork's site");
+    assert!(site.file().ends_with("spawn_sites.rs"), "{site}");
+    assert_eq!(site.line(), line);
+    assert_eq!(recording.explain(10).unwrap().spawns_missing, 0);
+}

@@ -51,7 +51,7 @@ pub use scheduler_level::SchedulerSummary;
 use super::level::RecordLevel;
 use super::recording::{EventKind, Recording, SpawnQueue, Track};
 use causes::Context;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use worker_line::WorkerLine;
 
@@ -324,12 +324,21 @@ impl Recording {
         let mut unparks: Vec<u64> = Vec::new();
         let mut steals: Vec<u64> = Vec::new();
         let mut pulls: Vec<u64> = Vec::new();
+        // A stolen fork's run carries the fork's id: it was never spawned
+        // (a join made it), so it has no wait to explain and is not a
+        // spawn gone missing.
+        let mut forks: HashSet<u64> = HashSet::new();
         for event in &self.events {
             match (event.kind, event.track) {
+                (EventKind::ForkShared { fork }, _) => {
+                    forks.insert(fork);
+                }
                 (EventKind::Spawn { task, queue, .. }, track) => {
                     spawns.insert(task, (event.time_ns, track, queue));
                 }
-                (EventKind::RunBegin { task: Some(task) }, Track::Worker(w)) => {
+                (EventKind::RunBegin { task: Some(task) }, Track::Worker(w))
+                    if !forks.contains(&task) =>
+                {
                     starts.push((task, w, event.time_ns));
                 }
                 (EventKind::Wake { .. }, _) => wakes.push(event.time_ns),
