@@ -36,6 +36,27 @@ impl Context<'_> {
             .count()
     }
 
+    /// For a task spawned into the global queue: the worker that pulled it
+    /// into its own queue during the wait, and when. A pull moves a batch,
+    /// so the task waited on there, behind that worker's other tasks. The
+    /// runner's last move of tasks before the start says where the task
+    /// came from: a pull (the runner held it since), or a batch steal (the
+    /// victim held it, since its last pull in the wait before the steal).
+    /// `None` when neither is in the recording: the task was taken
+    /// straight from the global queue, or the rings lost the move.
+    fn global_holder(&self, wait: &TaskWait) -> Option<(usize, u64)> {
+        let (from, to) = (wait.spawned_ns, wait.started_ns);
+        let runner = self.lines.get(wait.ran_on)?;
+        let pulled = runner.last_pull_in(from, to);
+        match runner.last_steal_in(from, to) {
+            Some((stolen, victim)) if pulled.is_none_or(|p| p < stolen) => {
+                let pulled = self.lines.get(victim)?.last_pull_in(from, stolen)?;
+                Some((victim, pulled))
+            }
+            _ => pulled.map(|p| (wait.ran_on, p)),
+        }
+    }
+
     /// The cause of `wait`: the first rule of the module docs that fits.
     pub(super) fn cause_of(&self, wait: &TaskWait) -> WaitCause {
         let (from, to) = (wait.spawned_ns, wait.started_ns);
@@ -64,14 +85,17 @@ impl Context<'_> {
                 wake_ns: to.saturating_sub(woke),
             };
         }
-        // The worker whose queue held the task: the spawner for a local
-        // spawn, the inbox's owner; for the global queue, whoever ran it.
+        // The worker whose queue held the task, and since when: the spawner
+        // for a local spawn, the inbox's owner, from the spawn; for the
+        // global queue, the worker that pulled it into its own queue, from
+        // that pull (`global_holder`).
         let holder = match (wait.queue, wait.spawned_on) {
-            (SpawnQueue::Local, Track::Worker(w)) => Some(w),
-            (SpawnQueue::Inbox { worker }, _) => Some(worker),
+            (SpawnQueue::Local, Track::Worker(w)) => Some((w, from)),
+            (SpawnQueue::Inbox { worker }, _) => Some((worker, from)),
+            (SpawnQueue::Global, _) => self.global_holder(wait),
             _ => None,
         };
-        if let Some(worker) = holder {
+        if let Some((worker, from)) = holder {
             if let Some(line) = self.lines.get(worker) {
                 let tasks_ahead = line.runs_in(from, to);
                 if let Some((task, task_ns)) = line.longest_run_in(from, to) {
@@ -84,8 +108,12 @@ impl Context<'_> {
                         };
                     }
                 }
+                // Newer, because a worker runs its own queue newest first;
+                // a pulled batch is older work, ahead of the task in
+                // spawn order: rule 6's backlog, not this.
                 let busy_ns = line.busy_in(from, to);
-                if tasks_ahead > 0 && busy_ns * 2 >= delay && delay > 0 {
+                let own_queue = wait.queue != SpawnQueue::Global;
+                if own_queue && tasks_ahead > 0 && busy_ns * 2 >= delay && delay > 0 {
                     return WaitCause::BehindNewerTasks {
                         worker,
                         tasks_ahead,

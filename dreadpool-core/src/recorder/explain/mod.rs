@@ -9,13 +9,20 @@
 //!    (`Unpark`) at or after the spawn (or, without one, the first wake),
 //!    so that the time the OS took to run the woken thread is in it.
 //! 2. **Behind a long task**: the task waited in a worker's queue (a local
-//!    spawn) while that worker ran one task for at least half the wait.
+//!    spawn, an inbox, or a batch that worker pulled from the global queue
+//!    during the wait, counted from the pull) while that worker ran one
+//!    task for at least half the wait.
 //!    **Behind newer tasks**: no one task was that long, but the worker
 //!    ran tasks for at least half the wait (a worker runs its own queue
-//!    newest first, so an older task waits behind those spawned after it).
+//!    newest first, so an older task waits behind those spawned after it;
+//!    not for a pulled batch, which is older work).
 //! 3. **No progress**: a worker whose queue held the task was running with
 //!    no event at all for at least half the wait, and not inside a task it
 //!    had begun: likely descheduled by the OS, or blocked between tasks.
+//!
+//!    A task from the global queue was held by the worker that pulled it:
+//!    the one that ran it, if it pulled during the wait, or the peer it
+//!    stole the task's batch from, if that peer had pulled it.
 //! 4. **Starved in the global queue**: spawned from outside, it sat in the
 //!    global queue with no worker pulling from it for at least half the
 //!    wait (until the first pull after its spawn, often the one that took

@@ -304,6 +304,92 @@ fn a_silent_running_worker_is_no_progress() {
     );
 }
 
+fn pull(time_ns: u64, worker: usize, batch: u32) -> RecordedEvent {
+    at(
+        time_ns,
+        Track::Worker(worker),
+        EventKind::GlobalPull {
+            batch,
+            local_depth: u64::from(batch - 1),
+        },
+    )
+}
+
+/// A worker wakes, pulls a batch from the global queue (the task in it)
+/// into its own queue and falls silent (descheduled); another, after a pull
+/// of its own, steals the rest of the batch from it at last: both waits are
+/// the silent puller's.
+#[test]
+fn a_task_pulled_in_a_batch_by_a_worker_that_then_shows_no_progress() {
+    use WorkerActivity::*;
+    let steal = at(
+        9_000_000,
+        Track::Worker(1),
+        EventKind::Steal {
+            victim: 0,
+            batch: 1,
+            local_depth: 0,
+        },
+    );
+    let events = vec![
+        state(0, 0, Sleeping),
+        state(0, 1, Running),
+        run(0, 1, 20),
+        spawn(1_000, Track::Outside(0), 9, SpawnQueue::Global),
+        spawn(1_100, Track::Outside(0), 10, SpawnQueue::Global),
+        state(40_000, 0, Searching),
+        pull(41_000, 0, 2),
+        // The other worker pulls later tasks, runs them, then steals.
+        spawn(2_000_000, Track::Outside(0), 11, SpawnQueue::Global),
+        pull(2_000_100, 1, 1),
+        run(2_000_200, 1, 11),
+        // Silent from here: the OS ran something else on its core.
+        state(8_000_000, 0, Running),
+        run(8_000_000, 0, 9),
+        steal,
+        run(9_000_000, 1, 10),
+    ];
+    let recording = recording(2, events);
+    assert_eq!(
+        cause_of(&recording, 9),
+        WaitCause::NoProgress {
+            worker: 0,
+            gap_ns: 7_959_000,
+        }
+    );
+    // Stolen from the silent puller: held there until the steal.
+    assert!(
+        matches!(cause_of(&recording, 10), WaitCause::NoProgress { worker: 0, .. }),
+        "{:?}",
+        cause_of(&recording, 10)
+    );
+}
+
+/// A worker pulls a batch and runs a long task of it first: the task after
+/// it in the batch waited behind that long task, on the puller; counted
+/// from the pull, so the time before it is not the worker's doing.
+#[test]
+fn a_task_pulled_in_a_batch_behind_a_long_one() {
+    use WorkerActivity::*;
+    let events = vec![
+        state(0, 0, Running),
+        spawn(1_000, Track::Outside(0), 8, SpawnQueue::Global),
+        spawn(1_100, Track::Outside(0), 9, SpawnQueue::Global),
+        pull(2_000, 0, 2),
+        run(2_100, 0, 8),
+        run(10_002_100, 0, 9),
+    ];
+    assert_eq!(
+        cause_of(&recording(1, events), 9),
+        WaitCause::BehindLongTask {
+            worker: 0,
+            task: Some(8),
+            task_ns: 10_000_000,
+            tasks_ahead: 1,
+        }
+    );
+}
+
 #[test]
 fn the_worst_come_first_and_totals_add_up() {
     use WorkerActivity::*;

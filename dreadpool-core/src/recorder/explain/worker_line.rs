@@ -1,5 +1,6 @@
 //! One worker's timeline, as the causes read it: its events' times, its
-//! state changes, its task starts, and where each run ended.
+//! state changes, its task starts, where each run ended, and when it took
+//! tasks from the global queue or from a peer.
 
 use crate::recorder::recording::{EventKind, Recording, Track, WorkerActivity};
 
@@ -16,6 +17,10 @@ pub(super) struct WorkerLine {
     /// a run that returns: it ends at the worker's next task start, state
     /// change, wait or panic), with whether each is itself a task start.
     pub(super) boundaries: Vec<(u64, bool)>,
+    /// Times of its pulls from the global queue.
+    pub(super) pulls: Vec<u64>,
+    /// Its batch steals of spawned tasks: (time, victim).
+    pub(super) steals: Vec<(u64, usize)>,
 }
 
 impl WorkerLine {
@@ -46,10 +51,29 @@ impl WorkerLine {
                 | EventKind::WaitEnd
                 | EventKind::Panic { .. }
                 | EventKind::Respawn => line.boundaries.push((event.time_ns, false)),
+                EventKind::GlobalPull { .. } => line.pulls.push(event.time_ns),
+                EventKind::Steal { victim, .. } => line.steals.push((event.time_ns, victim)),
                 _ => {}
             }
         }
         lines
+    }
+
+    /// Its last pull from the global queue within `(from, to]` (a pull is
+    /// read at most as late as the run it fed).
+    pub(super) fn last_pull_in(&self, from: u64, to: u64) -> Option<u64> {
+        let i = self.pulls.partition_point(|&t| t <= to);
+        i.checked_sub(1)
+            .map(|i| self.pulls[i])
+            .filter(|&t| t > from)
+    }
+
+    /// Its last batch steal within `(from, to]`: (time, victim).
+    pub(super) fn last_steal_in(&self, from: u64, to: u64) -> Option<(u64, usize)> {
+        let i = self.steals.partition_point(|&(t, _)| t <= to);
+        i.checked_sub(1)
+            .map(|i| self.steals[i])
+            .filter(|&(t, _)| t > from)
     }
 
     /// The worker's activity at `t` (its last state change at or before),
