@@ -8,14 +8,12 @@
 #
 #   compat/rayon-demo/e2e.sh
 #
-# Needs tmux, curl and promtool (.ci/run installs them); uses
-# $CARGO_TARGET_DIR (default: the repository's target/).
+# Needs tmux, curl, promtool (.ci/run installs them) and python3.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 compat="$(dirname "$here")"
 root="$(dirname "$compat")"
-target="${CARGO_TARGET_DIR:-$root/target}"
 # How long to wait for something that should happen soon: generous, for a
 # loaded 2-core machine; a correct run never waits for it.
 patience=60
@@ -24,7 +22,7 @@ fail() {
   echo "rayon-demo e2e: FAILED: $*" >&2
   exit 1
 }
-for tool in tmux curl promtool; do
+for tool in tmux curl promtool python3; do
   command -v "$tool" >/dev/null || fail "$tool is not installed"
 done
 
@@ -54,13 +52,19 @@ $(cat "$scratch/demo.log")"
 }
 
 echo "rayon-demo e2e: building dreadpool-top and rayon-demo (with dreadpool's rayon-core)"
+# Each workspace's own target dir (the root's and compat's differ unless
+# CARGO_TARGET_DIR says otherwise), as cargo reports it.
+target_dir() {
+  (cd "$1" && cargo metadata --format-version 1 --no-deps) \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])'
+}
 (cd "$root" && cargo build --quiet -p dreadpool-top)
-top="$target/debug/dreadpool-top"
+top="$(target_dir "$root")/debug/dreadpool-top"
 # The workspace patches rayon-core onto compat/rayon-core; its `observe`
 # feature (off by default: compat/rayon-core/Cargo.toml says why) is what a
 # user turns on with one manifest line, here from the command line.
 (cd "$compat" && cargo build --quiet --release -p rayon-demo -p rayon-core --features rayon-core/observe)
-demo="$target/release/rayon-demo"
+demo="$(target_dir "$compat")/release/rayon-demo"
 # The demo must be running on dreadpool, not on crates.io's rayon-core.
 (cd "$compat" && cargo pkgid rayon-core) | grep -q '^path+' \
   || fail "rayon-demo resolves rayon-core from crates.io, not compat/rayon-core"
