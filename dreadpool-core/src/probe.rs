@@ -128,11 +128,12 @@ impl<'a> WorkerProbe<'a> {
         self.counters.joined();
     }
 
-    /// The worker shared the fork `fork` with idle peers.
+    /// The worker shared the fork `fork`, of a join called at `site`, with
+    /// idle peers.
     #[inline(always)]
-    pub(crate) fn fork_shared(&self, fork: u64) {
+    pub(crate) fn fork_shared(&self, fork: u64, site: &'static std::panic::Location<'static>) {
         self.counters.fork_shared();
-        self.track().fork_shared(fork);
+        self.track().fork_shared(fork, site);
         crate::trace::fork_shared(self.index);
     }
 

@@ -253,3 +253,138 @@ fn explain_names_the_sites_of_a_wait_in_a_saturated_pool() {
     };
     assert_eq!(recording.task_site(long).unwrap().line(), long_line);
 }
+
+/// A join tree whose leaves spin: both workers are inside it, stealing
+/// forks from each other, and neither looks at the global queue until its
+/// part is done (a worker helps a computation in flight first).
+fn spinning_tree(depth: u32, at_leaf: &(dyn Fn() + Sync)) {
+    if depth == 0 {
+        at_leaf();
+        let end = std::time::Instant::now() + std::time::Duration::from_micros(40);
+        while std::time::Instant::now() < end {
+            std::hint::spin_loop();
+        }
+        return;
+    }
+    dreadpool_core::join(
+        || spinning_tree(depth - 1, at_leaf),
+        || spinning_tree(depth - 1, at_leaf),
+    );
+}
+
+/// A task spawned from outside while both workers are in a join tree sits
+/// in the global queue, unpulled, while one worker, waiting at its join,
+/// takes forks from the other: explained as a starved global queue, at its
+/// line.
+#[test]
+fn explain_names_the_site_of_a_wait_in_a_starved_global_queue() {
+    use dreadpool_core::{current_worker_index, WaitCause};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc, Barrier, Mutex};
+    let pool = pool(2);
+    let (in_tree_tx, in_tree_rx) = mpsc::channel::<()>();
+    // The test thread and each worker's first leaf: the tree goes on only
+    // once the outside task is in the global queue.
+    let spawned = Arc::new(Barrier::new(3));
+    let gate = Arc::clone(&spawned);
+    pool.spawn(move || {
+        let root = current_worker_index().unwrap();
+        let (thief_in_tx, thief_in_rx) = mpsc::channel::<()>();
+        let thief_in_rx = Mutex::new(thief_in_rx);
+        let thief_seen = AtomicBool::new(false);
+        let at_leaf = || {
+            if current_worker_index() != Some(root) && !thief_seen.swap(true, Ordering::AcqRel) {
+                // The thief's first leaf: it stole the big half and holds
+                // it (its oldest fork shared) until the spawn.
+                thief_in_tx.send(()).unwrap();
+                gate.wait();
+            }
+        };
+        // The root's half is one leaf: it waits there until the thief is
+        // in the big half, then until the spawn; then it waits at this
+        // join, taking the thief's forks (before the global queue) until
+        // the tree is done.
+        dreadpool_core::join(
+            || {
+                thief_in_rx.lock().unwrap().recv().unwrap();
+                in_tree_tx.send(()).unwrap();
+                gate.wait();
+            },
+            || spinning_tree(8, &at_leaf),
+        );
+    });
+    in_tree_rx.recv().unwrap();
+    let line = line!() + 1;
+    pool.spawn(|| ());
+    spawned.wait();
+    pool.join();
+    let recording = pool.recording();
+    let explanation = recording.explain(usize::MAX).unwrap();
+    let wait = explanation
+        .worst
+        .iter()
+        .find(|w| recording.task_site(w.task).map(|s| s.line()) == Some(line))
+        .unwrap_or_else(|| panic!("the outside task's wait: {explanation:?}"));
+    assert!(
+        matches!(wait.cause, WaitCause::GlobalQueueStarved { steals, unpulled_ns }
+            if steals > 0 && unpulled_ns * 2 >= wait.delay_ns()),
+        "{wait:?}"
+    );
+}
+
+/// A join on a worker whose fork another worker steals: the fork's run is
+/// named by the join's line, and it is not taken for a task whose spawn
+/// went missing.
+#[test]
+fn a_stolen_forks_run_records_its_joins_line() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let pool = pool(2);
+    let (line, joiner) = pool.install(|| {
+        let (stolen_tx, stolen_rx) = mpsc::channel::<usize>();
+        // `a` holds this worker until `b` runs: on the other worker.
+        let line = line!() + 1;
+        let (thief, ()) = dreadpool_core::join(
+            move || {
+                stolen_rx
+                    .recv_timeout(Duration::from_secs(60))
+                    .expect("the fork was stolen")
+            },
+            move || {
+                stolen_tx
+                    .send(dreadpool_core::current_worker_index().unwrap())
+                    .unwrap()
+            },
+        );
+        let me = dreadpool_core::current_worker_index().unwrap();
+        assert_ne!(thief, me);
+        (line, me)
+    });
+    let recording = pool.recording();
+    let forks: Vec<u64> = recording
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::ForkShared { fork } => Some(fork),
+            _ => None,
+        })
+        .collect();
+    let runs: Vec<(u64, dreadpool_core::Track)> = recording
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::RunBegin { task: Some(task) } if forks.contains(&task) => {
+                Some((task, e.track))
+            }
+            _ => None,
+        })
+        .collect();
+    let [(fork, track)] = runs[..] else {
+        panic!("one stolen fork's run: {runs:?} of {forks:?}");
+    };
+    assert_ne!(track, dreadpool_core::Track::Worker(joiner));
+    let site = recording.task_site(fork).expect("the fork's site");
+    assert!(site.file().ends_with("spawn_sites.rs"), "{site}");
+    assert_eq!(site.line(), line);
+    assert_eq!(recording.explain(10).unwrap().spawns_missing, 0);
+}

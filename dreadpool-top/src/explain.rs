@@ -276,7 +276,10 @@ fn cause_json(cause: &WaitCause) -> serde_json::Value {
         WaitCause::NoProgress { worker, gap_ns } => {
             serde_json::json!({ "worker": worker, "gap_ns": gap_ns })
         }
-        WaitCause::GlobalQueueStarved { steals } => serde_json::json!({ "steals": steals }),
+        WaitCause::GlobalQueueStarved {
+            steals,
+            unpulled_ns,
+        } => serde_json::json!({ "steals": steals, "unpulled_ns": unpulled_ns }),
         WaitCause::Backlog {
             tasks_ahead,
             busy_ns,

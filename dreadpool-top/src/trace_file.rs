@@ -2,8 +2,8 @@
 //! PATH`: the Chrome JSON form of a recording (`Recording::write_chrome_json`,
 //! `--record FILE.json`, the `r` key with a `.json` name), rebuilt into a
 //! `Recording` with the events the explanation reads (spawns, task runs,
-//! waits and panics, state changes, wakes and wake calls, steals and
-//! global pulls).
+//! waits and panics, state changes, wakes and wake calls, steals (forks
+//! of a join taken by a peer among them) and global pulls).
 
 use dreadpool_core::{
     EventKind, RecordLevel, RecordedEvent, Recording, SpawnQueue, SpawnSite, Track, WorkerActivity,
@@ -192,6 +192,14 @@ fn parse(json: &Value) -> Result<Recording, &'static str> {
             (Lane::Tasks(w), "wait begin") => (Track::Worker(w), EventKind::WaitBegin),
             (Lane::Tasks(w), "wait end") => (Track::Worker(w), EventKind::WaitEnd),
             (Lane::Tasks(w), "panic") => (Track::Worker(w), EventKind::Panic { task: None }),
+            // A fork of a join taken by a peer: a steal, to `explain`.
+            (Lane::Tasks(w), "fork stolen") => (
+                Track::Worker(w),
+                EventKind::ForkStolen {
+                    fork: args.get("fork").and_then(Value::as_u64),
+                    owner: uint(&args, "owner") as usize,
+                },
+            ),
             // A run: named by its spawn site (`src/server.rs:88`) or, with
             // none, `task N`; its category says which it is.
             (Lane::Tasks(w), _)
@@ -374,6 +382,77 @@ mod tests {
                 (1_500, Track::Outside(0), EventKind::Unpark { worker: 1 }),
                 (2_250, Track::Worker(1), EventKind::Unpark { worker: 0 }),
             ]
+        );
+    }
+
+    /// A fork of a join taken by a peer comes back as a steal of its
+    /// worker, with its owner (what `explain` counts as a starved global
+    /// queue's steals).
+    #[test]
+    fn forks_stolen_read_back_on_the_thiefs_track() {
+        let at = |time_ns, track, kind| RecordedEvent {
+            time_ns,
+            track,
+            kind,
+        };
+        let events = vec![
+            at(
+                0,
+                Track::Worker(0),
+                EventKind::State(WorkerActivity::Running),
+            ),
+            at(
+                0,
+                Track::Worker(1),
+                EventKind::State(WorkerActivity::Running),
+            ),
+            at(500, Track::Worker(0), EventKind::ForkShared { fork: 3 }),
+            at(
+                800,
+                Track::Worker(1),
+                EventKind::ForkStolen {
+                    fork: Some(3),
+                    owner: 0,
+                },
+            ),
+            at(900, Track::Worker(1), EventKind::RunBegin { task: Some(3) }),
+            at(
+                1_900,
+                Track::Worker(1),
+                EventKind::RunEnd {
+                    task: Some(3),
+                    panicked: false,
+                },
+            ),
+        ];
+        let written = Recording::from_parts(
+            "pool".into(),
+            RecordLevel::Tasks,
+            vec!["w0".into(), "w1".into()],
+            Vec::new(),
+            events,
+            0,
+            10_000,
+        );
+        let mut json = Vec::new();
+        written.write_chrome_json(&mut json).expect("written");
+        let read = parse(&serde_json::from_slice(&json).expect("JSON")).expect("read back");
+        let stolen: Vec<(u64, Track, EventKind)> = read
+            .events()
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::ForkStolen { .. }))
+            .map(|e| (e.time_ns, e.track, e.kind))
+            .collect();
+        assert_eq!(
+            stolen,
+            vec![(
+                800,
+                Track::Worker(1),
+                EventKind::ForkStolen {
+                    fork: Some(3),
+                    owner: 0
+                }
+            )]
         );
     }
 }

@@ -674,6 +674,9 @@ fn attached_the_waits_view_explains_the_hosts_tasks_or_says_which_level_it_needs
             .any(|&(rank, w, cause)| rank <= 3 && w == 0 && cause == "behind a long task"),
         "{screen}"
     );
+    // Each wait names its spawn site: the children's `handle.spawn` and
+    // the parents' `tasks.spawn` above, in this file.
+    assert!(screen.contains("e2e_tmux.rs:"), "{screen}");
     assert!(screen.contains("by cause"), "{screen}");
 
     // The other pool records at Scheduler level: the view says so.

@@ -494,13 +494,14 @@ fn the_r_key_asks_to_save_the_shown_pool_and_the_outcome_shows_in_the_footer() {
 /// A fixed explanation of the shown pool: a wait of each kind of cause.
 fn waits_chunk(pool: &str) -> dreadpool_top::state::waits::WaitsChunk {
     use dreadpool_top::state::waits::{CauseRow, WaitRow, Waits, WaitsChunk};
-    let row = |task, ms, ran_on, queue: &str, cause, details: &str| WaitRow {
+    let row = |task, ms, ran_on, queue: &str, cause, details: &str, site: &str| WaitRow {
         task,
         delay: Duration::from_micros(ms),
         ran_on,
         queue: queue.into(),
         cause,
         details: details.into(),
+        site: site.into(),
     };
     let cause = |cause, waits, total_ms, p99_ms| CauseRow {
         cause,
@@ -519,6 +520,7 @@ fn waits_chunk(pool: &str) -> dreadpool_top::state::waits::WaitsChunk {
                     "local w2",
                     "behind a long task",
                     "w2 ran one task 47.9ms, 3 ahead",
+                    "server.rs:214",
                 ),
                 row(
                     77,
@@ -527,6 +529,7 @@ fn waits_chunk(pool: &str) -> dreadpool_top::state::waits::WaitsChunk {
                     "global",
                     "no progress",
                     "w0 silent 9.1ms (descheduled?)",
+                    "main.rs:41",
                 ),
                 row(
                     1_090,
@@ -535,8 +538,17 @@ fn waits_chunk(pool: &str) -> dreadpool_top::state::waits::WaitsChunk {
                     "global",
                     "global queue starved",
                     "14 steals, no global pull",
+                    "",
                 ),
-                row(5, 850, 3, "global", "pool asleep", "the wake took 610.0us"),
+                row(
+                    5,
+                    850,
+                    3,
+                    "global",
+                    "pool asleep",
+                    "the wake took 610.0us",
+                    "main.rs:41",
+                ),
             ],
             by_cause: vec![
                 cause("behind a long task", 12, 190_000, 48_200),
@@ -573,6 +585,13 @@ fn the_waits_view_lists_the_longest_waits_with_causes_and_the_totals() {
     let (first, row) = row_with(&lines, "48.2ms");
     assert!(
         row.contains("w2") && row.contains("behind a long task") && row.contains("47.9ms"),
+        "{row}"
+    );
+    // And its spawn site, last.
+    assert!(
+        row.trim_end_matches('│')
+            .trim_end()
+            .ends_with("server.rs:214"),
         "{row}"
     );
     let (second, row) = row_with(&lines, "9.4ms");

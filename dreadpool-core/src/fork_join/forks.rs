@@ -170,7 +170,7 @@ mod tests {
     use crate::fork_join::FnContext;
 
     fn job() -> StackJob<impl FnOnce(FnContext) -> u8 + Send, u8> {
-        StackJob::new(|_: FnContext| 1u8, 0)
+        StackJob::new(|_: FnContext| 1u8, 0, std::panic::Location::caller())
     }
 
     #[test]

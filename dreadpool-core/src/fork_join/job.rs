@@ -6,6 +6,7 @@ use super::FnContext;
 use crate::registry::Registry;
 use crate::sync::cell::UnsafeCell;
 use std::mem::ManuallyDrop;
+use std::panic::Location;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
@@ -18,6 +19,10 @@ struct JobHeader {
     execute: unsafe fn(NonNull<JobHeader>, &Registry, bool),
     /// The index of the worker whose frame the job lives in.
     owner: usize,
+    /// The join's caller (`#[track_caller]`), for the flight recorder when
+    /// the fork is shared: a constant address, one store per join, read
+    /// only on the cold sharing path.
+    site: &'static Location<'static>,
 }
 
 /// A pointer to a stack job, with its type erased: what the fork lists
@@ -45,6 +50,16 @@ impl JobRef {
     pub(crate) unsafe fn owner(self) -> usize {
         // SAFETY: live, by the caller's contract; `owner` never changes.
         unsafe { self.0.as_ref().owner }
+    }
+
+    /// Where the join that made the job was called.
+    ///
+    /// # Safety
+    ///
+    /// The job must be alive (as for [`owner`](Self::owner)).
+    pub(crate) unsafe fn site(self) -> &'static Location<'static> {
+        // SAFETY: live, by the caller's contract; `site` never changes.
+        unsafe { self.0.as_ref().site }
     }
 
     /// Runs a stolen job on this thread (a worker of `registry`'s pool,
@@ -91,13 +106,15 @@ where
     F: FnOnce(FnContext) -> R + Send,
     R: Send,
 {
-    /// A job of `func`, owned by worker `owner`.
+    /// A job of `func`, owned by worker `owner`, forked by a join called
+    /// at `site`.
     #[inline(always)]
-    pub(crate) fn new(func: F, owner: usize) -> Self {
+    pub(crate) fn new(func: F, owner: usize, site: &'static Location<'static>) -> Self {
         StackJob {
             header: JobHeader {
                 execute: execute_stolen::<F, R>,
                 owner,
+                site,
             },
             latch: ForkLatch::new(),
             func: UnsafeCell::new(ManuallyDrop::new(func)),

@@ -5,18 +5,24 @@ use super::job::{JobRef, StackJob};
 use super::FnContext;
 use crate::panic::drop_payload;
 use crate::worker::WorkerThread;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
 
-/// [`join_context`](super::join_context) on `worker`, the calling thread's.
+/// [`join_context`](super::join_context) on `worker`, the calling thread's;
+/// `site` is the join's caller, recorded if the fork is shared.
 #[inline(always)]
-pub(super) fn join_on_worker<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+pub(super) fn join_on_worker<A, B, RA, RB>(
+    worker: &WorkerThread,
+    a: A,
+    b: B,
+    site: &'static Location<'static>,
+) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    let job = StackJob::new(b, worker.index());
+    let job = StackJob::new(b, worker.index(), site);
     let job_ref = job.as_job_ref();
     let forks = worker.forks();
     let latent = forks.latent();

@@ -120,15 +120,16 @@ where
     }
     // SAFETY: non-null: this thread is a worker, inside one of its tasks,
     // which the worker outlives.
-    join::join_on_worker(unsafe { &*worker }, a, b)
+    join::join_on_worker(unsafe { &*worker }, a, b, std::panic::Location::caller())
 }
 
 /// A join called outside every pool: the pair runs on the default pool,
 /// both halves counting as migrated (they run on other threads).
 ///
 /// `#[track_caller]` down from `join`: the default pool's task records the
-/// join's caller as its spawn site. (A join on a worker spawns nothing: its
-/// forks are recorded as `ForkShared`/`ForkStolen`, without a site yet.)
+/// join's caller as its spawn site, and so does the fork if it is shared.
+/// (A join on a worker spawns nothing: a fork it shares is recorded as
+/// `ForkShared`, with the join's caller as its site.)
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -139,6 +140,7 @@ where
     RA: Send,
     RB: Send,
 {
+    let site = std::panic::Location::caller();
     global_pool::global_pool().install(|| {
         // (Not `join_context` again: that would instantiate this function
         // for ever-new closure types.)
@@ -147,6 +149,7 @@ where
                 worker,
                 |_| a(FnContext::new(true)),
                 |_| b(FnContext::new(true)),
+                site,
             )
         })
     })

@@ -79,7 +79,9 @@ impl ForkSharing {
         };
         let registry = worker.registry();
         registry.counts().local_spawned(worker.index());
-        worker.probe().fork_shared(job.id());
+        // SAFETY: a latent fork of this worker: its frame is alive.
+        let site = unsafe { job.site() };
+        worker.probe().fork_shared(job.id(), site);
         self.own_shared().push(job);
         registry.sleep().notify_local_task();
     }

@@ -139,7 +139,7 @@ impl WorkerTrack<'_> {
     #[inline(always)]
     pub(crate) fn wait_end(&self) {}
     #[inline(always)]
-    pub(crate) fn fork_shared(&self, _fork: u64) {}
+    pub(crate) fn fork_shared(&self, _fork: u64, _site: &'static std::panic::Location<'static>) {}
     #[inline(always)]
     pub(crate) fn fork_stolen(&self, _owner: usize, _fork: u64) {}
 }

@@ -127,7 +127,7 @@ impl FlightRecorder {
             Some(worker) => (event::QUEUE_INBOX, worker as u32),
             None => (event::QUEUE_GLOBAL, 0),
         };
-        let raw = event::pack_spawn(clock::now(), event::SPAWN, queue, worker, site, id);
+        let raw = event::pack_with_site(clock::now(), event::SPAWN, queue, worker, site, id);
         outside_rings::push(self.shared.pool_id, raw);
     }
 
@@ -290,7 +290,7 @@ impl SeatRing {
         // SAFETY: the rings live as long as the recorder (a boxed slice,
         // never moved or shrunk), which the caller keeps alive.
         let ring = unsafe { self.ring.as_ref() };
-        ring.push(event::pack_spawn(
+        ring.push(event::pack_with_site(
             ticks,
             kind,
             event::QUEUE_LOCAL,
@@ -358,7 +358,7 @@ impl WorkerTrack<'_> {
         site: &'static std::panic::Location<'static>,
     ) {
         if self.records_tasks() {
-            let raw = event::pack_spawn(
+            let raw = event::pack_with_site(
                 clock::now(),
                 event::SPAWN,
                 event::QUEUE_INBOX,
@@ -454,9 +454,15 @@ impl WorkerTrack<'_> {
     }
 
     /// This worker shared the fork with identity `fork` (its stack job's
-    /// address).
-    pub(crate) fn fork_shared(&self, fork: u64) {
-        self.record(RecordLevel::Scheduler, event::FORK_SHARED, 0, 0, fork);
+    /// address), of a join called at `site` (kept at `Tasks` level, as a
+    /// spawn's is).
+    pub(crate) fn fork_shared(&self, fork: u64, site: &'static std::panic::Location<'static>) {
+        if self.records_tasks() {
+            let raw = event::pack_with_site(clock::now(), event::FORK_SHARED, 0, 0, site, fork);
+            self.shared.rings[self.index].push(raw);
+        } else {
+            self.record(RecordLevel::Scheduler, event::FORK_SHARED, 0, 0, fork);
+        }
     }
 
     /// This worker took `owner`'s shared fork `fork` to run it.

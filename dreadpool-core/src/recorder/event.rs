@@ -3,8 +3,9 @@
 //! Three words: the timestamp in clock ticks; the kind in the low seven
 //! bits, [`INHERITED`] in the eighth, and two small arguments above them
 //! (`a`, 24 bits, and `b`, 32 bits); and a third argument, usually the
-//! task's identity (see `Task::record_id`). A spawn packs its site in the
-//! second word instead of `a` and `b` when it has one ([`SITE_BIT`]).
+//! task's identity (see `Task::record_id`). A spawn, or a shared fork of a
+//! join, packs its site in the second word instead of `a` and `b` when it
+//! has one ([`SITE_BIT`]).
 
 use super::recording::{EventKind, SpawnQueue, WorkerActivity};
 use super::ring::RawEvent;
@@ -44,7 +45,7 @@ pub(crate) const INHERITED: u8 = 0x80;
 const KIND_MASK: u64 = 0x7f;
 const A_MAX: u64 = (1 << 24) - 1;
 
-/// A `SPAWN` that carries its site (`#[track_caller]`'s
+/// A `SPAWN` (or a `FORK_SHARED`, whose `a` and `b` are zero) that carries its site (`#[track_caller]`'s
 /// `Location::caller()`): bit 10 of the second word is set, the queue is in
 /// bits 8..10, an inbox's worker in bits 11..20, and the site's address,
 /// shifted right by 3, in bits 20..64.
@@ -54,16 +55,16 @@ const A_MAX: u64 = (1 << 24) - 1;
 /// static in a loaded object, which 64-bit Linux maps below 2^47 (x86-64's
 /// user space with 4-level paging; 5-level paging and arm64's 48-bit space
 /// give higher addresses only to `mmap`s that ask for them, but the check
-/// in [`pack_spawn`] does not rely on this). A site that does not fit (an
+/// in [`pack_with_site`] does not rely on this). A site that does not fit (an
 /// address at or above 2^47, or an inbox worker at or above 512) is left
 /// out: the spawn is packed as before, site bit clear, worker in `b`.
 pub(crate) const SITE_BIT: u64 = 1 << 10;
 const SITE_SHIFT: u32 = 20;
 const SITE_WORKER_MAX: u64 = (1 << 9) - 1;
 
-/// Packs a spawn with its site (see [`SITE_BIT`]).
+/// Packs a spawn or a shared fork with its site (see [`SITE_BIT`]).
 #[inline(always)]
-pub(crate) fn pack_spawn(
+pub(crate) fn pack_with_site(
     ticks: u64,
     kind: u8,
     queue: u32,
@@ -84,15 +85,18 @@ pub(crate) fn pack_spawn(
     }
 }
 
-/// The site of a spawn packed by [`pack_spawn`], if it carries one.
+/// The site of a spawn or shared fork packed by [`pack_with_site`], if it
+/// carries one.
 ///
-/// Sound because every `SPAWN` whose [`SITE_BIT`] is set was packed by
-/// [`pack_spawn`] from a `&'static Location` of this process (nothing else
-/// writes that bit in a `SPAWN`), and a ring's reader keeps no torn event
-/// (`ring.rs`), so the address is exactly one that `Location::caller()`
+/// Sound because every `SPAWN` or `FORK_SHARED` whose [`SITE_BIT`] is set
+/// was packed by [`pack_with_site`] from a `&'static Location` of this
+/// process (nothing else writes that bit in either kind: [`pack`] puts `a`
+/// in bits 8..32, and a spawn's `a`, its queue, is at most 2, a shared
+/// fork's 0), and a ring's reader keeps no torn event (`ring.rs`), so the
+/// address is exactly one that `Location::caller()`
 /// returned: a static, alive for the whole process.
-pub(crate) fn spawn_site(event: &Unpacked) -> Option<&'static std::panic::Location<'static>> {
-    if event.kind != SPAWN || event.raw_word & SITE_BIT == 0 {
+pub(crate) fn site_of(event: &Unpacked) -> Option<&'static std::panic::Location<'static>> {
+    if !matches!(event.kind, SPAWN | FORK_SHARED) || event.raw_word & SITE_BIT == 0 {
         return None;
     }
     let address = (event.raw_word >> SITE_SHIFT) << 3;
@@ -118,13 +122,13 @@ pub(crate) struct Unpacked {
     pub(crate) a: u32,
     pub(crate) b: u32,
     pub(crate) c: u64,
-    /// The second word as written (a spawn's site, [`spawn_site`]).
+    /// The second word as written (a spawn's site, [`site_of`]).
     pub(crate) raw_word: u64,
 }
 
 pub(crate) fn unpack(raw: RawEvent) -> Unpacked {
     let kind = (raw[1] & KIND_MASK) as u8;
-    let (a, b) = if kind == SPAWN && raw[1] & SITE_BIT != 0 {
+    let (a, b) = if matches!(kind, SPAWN | FORK_SHARED) && raw[1] & SITE_BIT != 0 {
         (
             ((raw[1] >> 8) & 0b11) as u32,
             ((raw[1] >> 11) & SITE_WORKER_MAX) as u32,

@@ -39,7 +39,10 @@ pub(crate) struct TrackEvents {
 /// takes the latest (both read the clock, and an address is shared again
 /// only after the fork was taken back or stolen), in a map of their own,
 /// from the same sequence of ids, so that a fork's id never equals a
-/// task's.
+/// task's. The run of a stolen fork (an anonymous task, the thief's next
+/// run after its `ForkStolen`) takes the fork's id, and a fork shared with
+/// its join's site (at `Tasks` level) gives that id the site, so that the
+/// run is named and timed by the join that made it.
 ///
 /// **Run ends.** A worker records when a run begins, not when it ends
 /// (except a panicking one): that saves an event and a clock read per task.
@@ -54,7 +57,8 @@ pub(crate) fn merge(tracks: Vec<TrackEvents>, taken_at_ns: u64) -> Vec<RecordedE
     merge_with_sites(tracks, taken_at_ns).0
 }
 
-/// [`merge`], and each spawned task's site by its id (`event::spawn_site`).
+/// [`merge`], and each spawned task's or shared fork's site by its id
+/// (`event::site_of`).
 pub(crate) fn merge_with_sites(
     tracks: Vec<TrackEvents>,
     taken_at_ns: u64,
@@ -71,7 +75,7 @@ pub(crate) fn merge_with_sites(
         if timed.event.kind == event::SPAWN && timed.event.c != 0 {
             next += 1;
             ids.insert(timed.event.c, next);
-            if let Some(location) = event::spawn_site(&timed.event) {
+            if let Some(location) = event::site_of(&timed.event) {
                 let site = made
                     .entry(std::ptr::from_ref(location))
                     .or_insert_with(|| SpawnSite::from(location));
@@ -89,6 +93,9 @@ pub(crate) fn merge_with_sites(
         waits: Vec<usize>,
         /// The id of the run that ended last (for a `Panic` after it).
         last_ended: Option<u64>,
+        /// The fork this track just stole (`ForkStolen`): its run, the
+        /// next one to begin, an anonymous task, takes the fork's id.
+        stolen_fork: Option<u64>,
     }
     impl Runs {
         /// Closes the run open at the current level, if any.
@@ -123,13 +130,16 @@ pub(crate) fn merge_with_sites(
             event::SPAWN if raw != 0 => ids.get(&raw).copied(),
             event::RUN_BEGIN => {
                 closed = at.close();
-                let id = (raw != 0).then(|| {
-                    *ids.entry(raw).or_insert_with(|| {
+                let stolen_fork = at.stolen_fork.take();
+                let id = if raw != 0 {
+                    Some(*ids.entry(raw).or_insert_with(|| {
                         // Spawned before the oldest event kept.
                         next += 1;
                         next
-                    })
-                });
+                    }))
+                } else {
+                    stolen_fork
+                };
                 at.open.push((raw, id));
                 if let Some(id) = id {
                     began.entry(id).or_insert(time_ns);
@@ -142,9 +152,19 @@ pub(crate) fn merge_with_sites(
             event::FORK_SHARED => {
                 next += 1;
                 fork_ids.insert(raw, next);
+                if let Some(location) = event::site_of(&event) {
+                    let site = made
+                        .entry(std::ptr::from_ref(location))
+                        .or_insert_with(|| SpawnSite::from(location));
+                    sites.insert(next, site.clone());
+                }
                 Some(next)
             }
-            event::FORK_STOLEN => fork_ids.get(&raw).copied(),
+            event::FORK_STOLEN => {
+                let id = fork_ids.get(&raw).copied();
+                at.stolen_fork = id;
+                id
+            }
             event::STATE if event.a != event::RUNNING => {
                 closed = at.close();
                 None

@@ -261,8 +261,10 @@ impl Recording {
 
     /// Where task `task` (an id of this recording's events) was spawned:
     /// the caller of `spawn`, `try_spawn`, `spawn_with_handle` or a scope's
-    /// `spawn`. `None` for a task whose spawn is not in the recording (it
-    /// is older than the oldest event kept) or carried no site.
+    /// `spawn`; for a fork of a join that another worker took (the id of a
+    /// `ForkShared`, which its run carries too), the caller of `join`.
+    /// `None` for a task whose spawn is not in the recording (it is older
+    /// than the oldest event kept) or carried no site.
     ///
     /// ```
     /// use dreadpool::{EventKind, RecordLevel, ThreadPoolBuilder};

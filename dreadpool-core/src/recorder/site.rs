@@ -1,10 +1,11 @@
 //! Where a task was spawned: the caller of `spawn` (or of a scope's spawn,
-//! `spawn_with_handle`, `try_spawn`, `broadcast`'s inbox spawns), taken with
+//! `spawn_with_handle`, `try_spawn`, `broadcast`'s inbox spawns, `install`),
+//! or of the `join` whose fork another worker took, taken with
 //! `#[track_caller]` at the recorder's `Tasks` level.
 //!
 //! The hot path stores only the address of the `&'static Location` (in the
-//! spawn event's second word, `event.rs`); a [`SpawnSite`] is made from it
-//! when a recording is taken.
+//! spawn or shared fork's event's second word, `event.rs`); a [`SpawnSite`]
+//! is made from it when a recording is taken.
 
 use std::fmt;
 use std::panic::Location;

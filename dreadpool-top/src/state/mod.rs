@@ -811,6 +811,7 @@ mod tests {
                     queue: "global".into(),
                     cause,
                     details: String::new(),
+                    site: String::new(),
                 }],
                 by_cause: Vec::new(),
                 tasks: 1,

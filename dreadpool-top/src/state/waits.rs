@@ -9,7 +9,7 @@
 //! would soon be all that shows). Everything the view draws is plain text
 //! and durations here, so that a fixed chunk draws the same panel every time.
 
-use dreadpool_core::{ExplainError, Recording, SpawnQueue, Track, WaitCause};
+use dreadpool_core::{ExplainError, Recording, SpawnQueue, SpawnSite, Track, WaitCause};
 use std::time::Duration;
 
 /// How many of the longest waits a chunk keeps (more than the tallest
@@ -31,6 +31,10 @@ pub struct WaitRow {
     pub cause: &'static str,
     /// The cause's figures, compact (`w2 ran one task 31.0ms, 4 ahead`).
     pub details: String,
+    /// Where the task was spawned, short (`server.rs:88`); empty where
+    /// the recording has no site for it (a join's fork, a recording
+    /// without sites).
+    pub site: String,
 }
 
 /// The waits of one cause, added up.
@@ -95,6 +99,9 @@ impl WaitsChunk {
                         queue: queue(w.queue, w.spawned_on),
                         cause: w.cause.name(),
                         details: details(&w.cause),
+                        site: recording
+                            .task_site(w.task)
+                            .map_or_else(String::new, short_site),
                     })
                     .collect(),
                 by_cause: explanation
@@ -136,6 +143,16 @@ fn queue(queue: SpawnQueue, spawned_on: Track) -> String {
     }
 }
 
+/// A spawn site in a few characters: the file's name without its folders,
+/// and the line (`src/server.rs:88:5` reads `server.rs:88`). The column
+/// is narrow, and within one program a file name and line are rarely
+/// ambiguous; `explain` prints the whole path.
+pub fn short_site(site: &SpawnSite) -> String {
+    let file = site.file();
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    format!("{name}:{}", site.line())
+}
+
 /// A duration in a few characters (`850ns`, `12.3us`, `4.1ms`, `1.20s`).
 pub fn short(d: Duration) -> String {
     let ns = d.as_nanos() as f64;
@@ -173,9 +190,10 @@ fn details(cause: &WaitCause) -> String {
         WaitCause::NoProgress { worker, gap_ns } => {
             format!("w{worker} silent {} (descheduled?)", ns(gap_ns))
         }
-        WaitCause::GlobalQueueStarved { steals } => {
-            format!("{steals} steals, no global pull")
-        }
+        WaitCause::GlobalQueueStarved {
+            steals,
+            unpulled_ns,
+        } => format!("unpulled {}, {steals} steals", ns(unpulled_ns)),
         WaitCause::AllWorkersBusy => "every worker running".into(),
         WaitCause::Backlog {
             tasks_ahead,
@@ -190,14 +208,18 @@ mod tests {
     use super::*;
     use dreadpool_core::{RecordLevel, ThreadPoolBuilder};
 
-    fn recording_at(level: RecordLevel) -> Recording {
+    /// A recording of 300 tasks spawned at `level`, and the line of their
+    /// spawn.
+    fn recording_at(level: RecordLevel) -> (Recording, u32) {
         let pool = ThreadPoolBuilder::new()
             .with_threads(2)
             .with_thread_name("waits")
             .with_record_level(level)
             .build();
+        let mut spawn_line = 0;
         for i in 0..300u64 {
             // Some tasks long enough that others queue behind them.
+            spawn_line = line!() + 1;
             pool.spawn(move || {
                 if i % 50 == 0 {
                     std::thread::sleep(Duration::from_millis(2));
@@ -205,12 +227,13 @@ mod tests {
             });
         }
         pool.join();
-        pool.recording()
+        (pool.recording(), spawn_line)
     }
 
     #[test]
     fn a_tasks_level_recording_gives_the_worst_waits_longest_first_each_with_a_cause() {
-        let chunk = WaitsChunk::explain(&recording_at(RecordLevel::Tasks));
+        let (recording, spawn_line) = recording_at(RecordLevel::Tasks);
+        let chunk = WaitsChunk::explain(&recording);
         assert_eq!(chunk.pool, "waits");
         let Waits::Explained {
             worst,
@@ -227,6 +250,9 @@ mod tests {
         assert!(worst.iter().all(|w| !w.cause.is_empty() && w.ran_on < 2));
         // Spawned from this (outside) thread: into the global queue.
         assert!(worst.iter().all(|w| w.queue == "global"), "{worst:?}");
+        // Each names its spawn site: the `pool.spawn` in `recording_at`.
+        let spawn_line = format!("waits.rs:{spawn_line}");
+        assert!(worst.iter().all(|w| w.site == spawn_line), "{worst:?}");
         // The totals account for every explained wait.
         assert_eq!(by_cause.iter().map(|c| c.waits).sum::<usize>(), tasks);
         assert!(by_cause.windows(2).all(|c| c[0].total >= c[1].total));
@@ -234,7 +260,7 @@ mod tests {
 
     #[test]
     fn a_scheduler_level_recording_says_which_level_is_needed() {
-        let chunk = WaitsChunk::explain(&recording_at(RecordLevel::Scheduler));
+        let chunk = WaitsChunk::explain(&recording_at(RecordLevel::Scheduler).0);
         assert_eq!(
             chunk.waits,
             Waits::NeedsTasksLevel {
@@ -259,8 +285,11 @@ mod tests {
             "the wake took 80.0us"
         );
         assert_eq!(
-            details(&WaitCause::GlobalQueueStarved { steals: 7 }),
-            "7 steals, no global pull"
+            details(&WaitCause::GlobalQueueStarved {
+                steals: 7,
+                unpulled_ns: 2_900_000
+            }),
+            "unpulled 2.9ms, 7 steals"
         );
         assert_eq!(
             details(&WaitCause::Backlog {
@@ -268,6 +297,15 @@ mod tests {
                 busy_ns: 3_400_000
             }),
             "12 older ran first, busy 3.4ms"
+        );
+        assert_eq!(
+            short_site(&SpawnSite::new("src/net/server.rs", 88, 5)),
+            "server.rs:88"
+        );
+        assert_eq!(short_site(&SpawnSite::new("main.rs", 3, 1)), "main.rs:3");
+        assert_eq!(
+            short_site(&SpawnSite::new(r"C:\app\src\lib.rs", 12, 9)),
+            "lib.rs:12"
         );
         assert_eq!(short(Duration::from_nanos(850)), "850ns");
         assert_eq!(short(Duration::from_millis(1_200)), "1.20s");

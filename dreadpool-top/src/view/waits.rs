@@ -1,6 +1,7 @@
 //! The waits view (`w`): over the body, the shown pool's longest waits
 //! (spawn to start) in the flight recorder's current window, each with the
-//! worker that ran it, its cause and the cause's figures; below them the
+//! worker that ran it, its cause, the cause's figures and where the task
+//! was spawned (the last column, cut short on a narrow terminal); below them the
 //! totals by cause. Where the pool records below `Tasks` level it says so,
 //! and how to change it, rather than show an empty table.
 
@@ -26,8 +27,9 @@ fn wait_line(rank: usize, wait: &WaitRow) -> Line<'static> {
             theme::label(),
         ),
         Span::styled(format!("{:<10}", wait.queue), theme::dim()),
-        Span::styled(format!("{:<22}", wait.cause), cause_style(wait.cause)),
-        Span::styled(wait.details.clone(), theme::label()),
+        Span::styled(format!("{:<21}", wait.cause), cause_style(wait.cause)),
+        Span::styled(format!("{:<32}", wait.details), theme::label()),
+        Span::styled(wait.site.clone(), theme::dim()),
     ])
 }
 
@@ -127,8 +129,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         Layout::vertical([Constraint::Min(0), Constraint::Length(causes_h)]).areas(inner);
 
     let mut lines = vec![header(&format!(
-        "{:>3} {:>8}  {:<7}{:<10}{:<22}{}",
-        "#", "wait", "worker", "queue", "cause", "details"
+        "{:>3} {:>8}  {:<7}{:<10}{:<21}{:<32}{}",
+        "#", "wait", "worker", "queue", "cause", "details", "site"
     ))];
     let room = usize::from(top.height).saturating_sub(1);
     lines.extend(

@@ -98,10 +98,22 @@ impl Context<'_> {
                 }
             }
         }
-        if wait.queue == SpawnQueue::Global {
-            let stolen = count_in(self.steals, from, to);
-            if stolen > 0 && count_in(self.pulls, from, to) == 0 {
-                return WaitCause::GlobalQueueStarved { steals: stolen };
+        if wait.queue == SpawnQueue::Global && delay > 0 {
+            // Until the first pull after the spawn, the task sat in the
+            // queue untouched. That pull is usually the one that took it,
+            // so it is not asked to be missing: only to be late.
+            let first_pull = self.pulls[self.pulls.partition_point(|&t| t <= from)..]
+                .first()
+                .copied()
+                .filter(|&t| t < to)
+                .unwrap_or(to);
+            let unpulled_ns = first_pull - from;
+            let steals = count_in(self.steals, from, first_pull);
+            if steals > 0 && unpulled_ns * 2 >= delay {
+                return WaitCause::GlobalQueueStarved {
+                    steals,
+                    unpulled_ns,
+                };
             }
         }
         let all_busy = !self.lines.is_empty()

@@ -16,9 +16,12 @@
 //! 3. **No progress**: a worker whose queue held the task was running with
 //!    no event at all for at least half the wait, and not inside a task it
 //!    had begun: likely descheduled by the OS, or blocked between tasks.
-//! 4. **Starved in the global queue**: spawned from outside, and while it
-//!    waited the workers stole from one another but pulled nothing from
-//!    the global queue.
+//! 4. **Starved in the global queue**: spawned from outside, it sat in the
+//!    global queue with no worker pulling from it for at least half the
+//!    wait (until the first pull after its spawn, often the one that took
+//!    it), while the workers took work from one another: batch steals of
+//!    spawned tasks, or forks of a join (a worker waiting in a join helps
+//!    the computation in flight before it looks at the global queue).
 //! 5. **Every worker busy**: every worker was running for the whole wait.
 //! 6. **Behind a backlog**: while it waited, the workers started tasks
 //!    spawned before it (older work, ahead of it in the queues) and ran
@@ -48,7 +51,7 @@ pub use scheduler_level::SchedulerSummary;
 use super::level::RecordLevel;
 use super::recording::{EventKind, Recording, SpawnQueue, Track};
 use causes::Context;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use worker_line::WorkerLine;
 
@@ -97,11 +100,16 @@ pub enum WaitCause {
         /// The longest silence during the wait.
         gap_ns: u64,
     },
-    /// Spawned from outside, and waited in the global queue while workers
-    /// stole `steals` times from one another and pulled nothing from it.
+    /// Spawned from outside, it sat in the global queue for `unpulled_ns`
+    /// with no worker pulling from it, at least half its wait, while the
+    /// workers took work from one another `steals` times.
     GlobalQueueStarved {
-        /// Steals between workers during the wait.
+        /// Steals between workers (batches of spawned tasks, or forks of
+        /// a join) before the first global pull after the spawn.
         steals: usize,
+        /// From the spawn to the first global pull after it (or to the
+        /// start, without one).
+        unpulled_ns: u64,
     },
     /// Every worker was running for the whole wait.
     AllWorkersBusy,
@@ -165,9 +173,14 @@ impl fmt::Display for WaitCause {
                 "worker {worker} showed no progress for {} (descheduled, or blocked between tasks)",
                 Nanos(gap_ns)
             ),
-            WaitCause::GlobalQueueStarved { steals } => write!(
+            WaitCause::GlobalQueueStarved {
+                steals,
+                unpulled_ns,
+            } => write!(
                 f,
-                "waited in the global queue while workers stole from one another ({steals} steals)"
+                "waited in the global queue: no worker pulled from it for {} while workers \
+                 stole from one another ({steals} steals)",
+                Nanos(unpulled_ns)
             ),
             WaitCause::AllWorkersBusy => write!(f, "every worker was busy"),
             WaitCause::Backlog {
@@ -311,17 +324,28 @@ impl Recording {
         let mut unparks: Vec<u64> = Vec::new();
         let mut steals: Vec<u64> = Vec::new();
         let mut pulls: Vec<u64> = Vec::new();
+        // A stolen fork's run carries the fork's id: it was never spawned
+        // (a join made it), so it has no wait to explain and is not a
+        // spawn gone missing.
+        let mut forks: HashSet<u64> = HashSet::new();
         for event in &self.events {
             match (event.kind, event.track) {
+                (EventKind::ForkShared { fork }, _) => {
+                    forks.insert(fork);
+                }
                 (EventKind::Spawn { task, queue, .. }, track) => {
                     spawns.insert(task, (event.time_ns, track, queue));
                 }
-                (EventKind::RunBegin { task: Some(task) }, Track::Worker(w)) => {
+                (EventKind::RunBegin { task: Some(task) }, Track::Worker(w))
+                    if !forks.contains(&task) =>
+                {
                     starts.push((task, w, event.time_ns));
                 }
                 (EventKind::Wake { .. }, _) => wakes.push(event.time_ns),
                 (EventKind::Unpark { .. }, _) => unparks.push(event.time_ns),
-                (EventKind::Steal { .. }, _) => steals.push(event.time_ns),
+                (EventKind::Steal { .. } | EventKind::ForkStolen { .. }, _) => {
+                    steals.push(event.time_ns)
+                }
                 (EventKind::GlobalPull { .. }, _) => pulls.push(event.time_ns),
                 _ => {}
             }

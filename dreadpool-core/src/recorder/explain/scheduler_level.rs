@@ -220,7 +220,10 @@ mod tests {
                 worker: 0,
                 gap_ns: 0,
             },
-            WaitCause::GlobalQueueStarved { steals: 0 },
+            WaitCause::GlobalQueueStarved {
+                steals: 0,
+                unpulled_ns: 0,
+            },
             WaitCause::AllWorkersBusy,
             WaitCause::Backlog {
                 tasks_ahead: 0,

@@ -184,31 +184,59 @@ fn a_task_in_the_global_queue_while_workers_steal_from_each_other() {
             },
         )
     };
-    let events = vec![
-        state(0, 0, Running),
-        state(0, 1, Running),
-        state(0, 2, Running),
-        spawn(1_000, Track::Outside(0), 9, SpawnQueue::Global),
-        run(1_100, 0, 20),
-        steal(2_000, 1, 0),
-        run(2_000, 1, 21),
-        steal(3_000, 2, 1),
-        run(3_000, 2, 22),
-        run(4_000, 0, 23),
+    let pull = |t| {
         at(
-            50_000,
+            t,
             Track::Worker(2),
             EventKind::GlobalPull {
                 batch: 1,
                 local_depth: 0,
             },
-        ),
-        run(50_000, 2, 9),
-    ];
+        )
+    };
+    let events = |early_pull: bool| {
+        let mut events = vec![
+            state(0, 0, Running),
+            state(0, 1, Running),
+            state(0, 2, Running),
+            spawn(1_000, Track::Outside(0), 9, SpawnQueue::Global),
+            run(1_100, 0, 20),
+            steal(2_000, 1, 0),
+            run(2_000, 1, 21),
+            // A fork of a join taken by a peer counts as a steal too.
+            at(
+                3_000,
+                Track::Worker(2),
+                EventKind::ForkStolen {
+                    fork: None,
+                    owner: 1,
+                },
+            ),
+            run(3_000, 2, 22),
+            run(4_000, 0, 23),
+            // The pull that takes the task, just before it starts.
+            pull(49_500),
+            run(50_000, 2, 9),
+        ];
+        if early_pull {
+            events.push(pull(1_500));
+            events.sort_by_key(|e| e.time_ns);
+        }
+        events
+    };
     assert_eq!(
-        cause_of(&recording(3, events), 9),
-        WaitCause::GlobalQueueStarved { steals: 2 }
+        cause_of(&recording(3, events(false)), 9),
+        WaitCause::GlobalQueueStarved {
+            steals: 2,
+            unpulled_ns: 48_500
+        }
     );
+    // A worker pulled from the global queue early in the wait: the queue
+    // was not starved (the task waited behind what that pull took).
+    assert!(!matches!(
+        cause_of(&recording(3, events(true)), 9),
+        WaitCause::GlobalQueueStarved { .. }
+    ));
 }
 
 #[test]

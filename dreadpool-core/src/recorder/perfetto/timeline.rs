@@ -162,10 +162,17 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
     // (Fork ids come from the same sequence as task ids: one set each.)
     let mut spawned = HashSet::new();
     let mut ran = HashSet::new();
+    // A stolen fork's run carries the fork's id, but its flow ends at the
+    // `ForkStolen` instant: a run's flow comes only from a spawn.
+    let mut spawned_tasks = HashSet::new();
     for event in events {
         match event.kind {
-            EventKind::Spawn { task, .. } | EventKind::ForkShared { fork: task } => {
+            EventKind::Spawn { task, .. } => {
                 spawned.insert(task);
+                spawned_tasks.insert(task);
+            }
+            EventKind::ForkShared { fork } => {
+                spawned.insert(fork);
             }
             EventKind::RunBegin { task: Some(task) }
             | EventKind::ForkStolen {
@@ -254,7 +261,7 @@ pub(crate) fn lay_out(recording: &Recording) -> Timeline {
                     begin_ns: time_ns,
                     end_ns: time_ns,
                     name: SliceName::Task(task),
-                    flow_in: task.filter(|t| spawned.contains(t)),
+                    flow_in: task.filter(|t| spawned_tasks.contains(t)),
                     panicked: false,
                     unfinished: false,
                 });
