@@ -31,7 +31,7 @@ pub(crate) const GLOBAL_POOL_NAME: &str = "rayon-global";
 /// assert_eq!(pool.install(rayon_core::current_num_threads), 3);
 /// ```
 ///
-/// The spawner type `S` is [`DefaultSpawn`] until
+/// The spawner type `S` is `DefaultSpawn` until
 /// [`spawn_handler`](Self::spawn_handler) replaces it.
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: usize,
