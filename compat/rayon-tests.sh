@@ -74,20 +74,26 @@ rayon_core_src="$(source_of rayon-core-1.13.0)"
 [ -d "$rayon_src" ] && [ -d "$rayon_core_src" ] || { echo "rayon sources not found"; exit 1; }
 
 step "rayon 1.12.0, patched onto compat/rayon-core"
-rm -rf "$work/rayon"
-cp -R "$rayon_src" "$work/rayon"
-chmod -R u+w "$work/rayon"
-cat >>"$work/rayon/Cargo.toml" <<TOML
-
+patch="
 # Added by compat/rayon-tests.sh: the switch a user makes.
 [patch.crates-io]
-rayon-core = { path = "$compat/rayon-core" }
+rayon-core = { path = \"$compat/rayon-core\" }
 
 # A workspace of its own, wherever the copy lies.
-[workspace]
-TOML
-# dreadpool's dependencies at the versions the compat workspace locks.
-cp "$compat/Cargo.lock" "$work/rayon/Cargo.lock"
+[workspace]"
+# A copy patched the same way is reused as it is (a warm run then rebuilds
+# only what depends on compat/rayon-core's changes); otherwise it is made
+# afresh, with the registry's timestamps kept.
+if ! [ -f "$work/rayon/.compat-patch" ] || [ "$(cat "$work/rayon/.compat-patch")" != "$patch" ]; then
+  rm -rf "$work/rayon"
+  cp -Rp "$rayon_src" "$work/rayon"
+  chmod -R u+w "$work/rayon"
+  printf '%s\n' "$patch" >>"$work/rayon/Cargo.toml"
+  printf '%s' "$patch" >"$work/rayon/.compat-patch"
+fi
+# dreadpool's dependencies at the versions the compat workspace locks
+# (cargo adds what rayon needs besides).
+[ -f "$work/rayon/Cargo.lock" ] || cp "$compat/Cargo.lock" "$work/rayon/Cargo.lock"
 # The patch must have taken: rayon-core must come from compat/, not crates.io.
 tree="$(cargo tree --manifest-path "$work/rayon/Cargo.toml" -e normal -i rayon-core)"
 head -n1 <<<"$tree"
@@ -115,12 +121,12 @@ fi
 
 step "rayon-core 1.13.0's tests/, against compat/rayon-core"
 core_tests="$work/rayon-core-tests"
-rm -rf "$core_tests"
 mkdir -p "$core_tests/src"
-cp -R "$rayon_core_src/tests" "$core_tests/tests"
+rm -rf "$core_tests/tests"
+cp -Rp "$rayon_core_src/tests" "$core_tests/tests"
 chmod -R u+w "$core_tests"
-: >"$core_tests/src/lib.rs"
-cat >"$core_tests/Cargo.toml" <<TOML
+[ -f "$core_tests/src/lib.rs" ] || : >"$core_tests/src/lib.rs"
+cat >"$core_tests/Cargo.toml.new" <<TOML
 [package]
 name = "rayon-core-tests"
 version = "0.0.0"
@@ -140,7 +146,10 @@ libc = "0.2"
 
 [workspace]
 TOML
-cp "$compat/Cargo.lock" "$core_tests/Cargo.lock"
+# Rewritten only when it changed, so that a warm run does not rebuild.
+cmp -s "$core_tests/Cargo.toml.new" "$core_tests/Cargo.toml" || mv "$core_tests/Cargo.toml.new" "$core_tests/Cargo.toml"
+rm -f "$core_tests/Cargo.toml.new"
+[ -f "$core_tests/Cargo.lock" ] || cp "$compat/Cargo.lock" "$core_tests/Cargo.lock"
 run_tests "$core_tests/Cargo.toml" --tests -- "${skip_args[@]}"
 
 step "summary"
