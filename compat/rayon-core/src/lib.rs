@@ -23,7 +23,10 @@
 //! assert_eq!(sum, 5050);
 //! ```
 
+#![warn(missing_docs)]
 #![warn(missing_debug_implementations)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(unreachable_pub)]
 // The deprecated `Configuration` and `initialize` are part of the API.
 #![allow(deprecated)]
