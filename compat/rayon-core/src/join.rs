@@ -43,6 +43,18 @@ impl FnContext {
 /// assert_eq!(fib(20), 6765);
 /// ```
 ///
+/// The halves must not share a mutable borrow, and what they return must
+/// be `Send`:
+///
+/// ```compile_fail,E0524
+/// let mut v = vec![3, 1, 2];
+/// rayon_core::join(|| v.sort(), || v.reverse());
+/// ```
+///
+/// ```compile_fail,E0277
+/// rayon_core::join(|| std::rc::Rc::new(22), || ());
+/// ```
+///
 /// # Panics
 ///
 /// Both closures run to completion, whichever panics; then the panic is

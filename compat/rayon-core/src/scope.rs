@@ -52,6 +52,32 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 /// });
 /// assert_eq!(totals[0] + totals[1], 5050);
 /// ```
+///
+/// What makes it sound is checked by the compiler, as with rayon's: a task
+/// cannot borrow what dies before the scope ends,
+///
+/// ```compile_fail,E0373
+/// fn spawn_with_a_local<F: FnOnce(&i32) + Send>(f: F) {
+///     rayon_core::scope(|s| {
+///         let local = 22;
+///         s.spawn(|_| f(&local)); // `local` dies before the scope's tasks
+///     });
+/// }
+/// ```
+///
+/// captures must be `Send`,
+///
+/// ```compile_fail,E0277
+/// let rc = std::rc::Rc::new(1);
+/// rayon_core::scope(|s| s.spawn(|_| println!("{rc}")));
+/// ```
+///
+/// and the scope cannot be kept past its end:
+///
+/// ```compile_fail,E0521
+/// let mut kept = None;
+/// rayon_core::in_place_scope(|s| kept = Some(s));
+/// ```
 pub struct Scope<'scope> {
     base: ScopeBase<'scope>,
 }
