@@ -200,3 +200,90 @@ pub enum BucketsError {
         max: std::time::Duration,
     },
 }
+
+/// A bad value in one of the observability variables
+/// ([`observe`](crate::observe)); the message names the variable.
+#[cfg(feature = "recorder")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObserveEnvError {
+    /// The value is not UTF-8.
+    #[error("{var} is not valid UTF-8")]
+    NotUnicode {
+        /// The variable.
+        var: &'static str,
+    },
+    /// The address does not parse or resolve.
+    #[error("{var}={value:?}: {source}")]
+    Addr {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// Why.
+        #[source]
+        source: AddrError,
+    },
+    /// A TCP address off this machine: serving is for loopback only.
+    #[error("{var}={value:?}: not a loopback address; use a socket path or 127.0.0.1:PORT")]
+    NotLoopback {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// Not a `host:port` (the Prometheus endpoint is HTTP over TCP).
+    #[error("{var}={value:?}: expected a loopback host:port such as 127.0.0.1:9187")]
+    NotHostPort {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// Not a record level.
+    #[error("{var}={value:?}: unknown record level (expected off, scheduler or tasks)")]
+    Level {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+    },
+}
+
+/// What the observability switch asked for could not start
+/// ([`observe`](crate::observe)).
+#[cfg(feature = "recorder")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObserveError {
+    /// A variable has a bad value.
+    #[error(transparent)]
+    Env(#[from] ObserveEnvError),
+    /// The exporter could not bind.
+    #[error("DREADPOOL_SERVE: cannot serve on {addr}: {source}")]
+    Serve {
+        /// The address.
+        addr: String,
+        /// Why.
+        #[source]
+        source: ExportError,
+    },
+    /// `DREADPOOL_PROMETHEUS` is set, but this build has no Prometheus
+    /// endpoint (the `prometheus` feature is off).
+    #[error(
+        "DREADPOOL_PROMETHEUS is set, but this build lacks the `prometheus` feature of dreadpool"
+    )]
+    PrometheusNotBuilt,
+    /// The Prometheus endpoint could not start.
+    #[error("DREADPOOL_PROMETHEUS: cannot serve on {addr}: {source}")]
+    Prometheus {
+        /// The address.
+        addr: SocketAddr,
+        /// Why (the port is taken, another metrics-rs recorder is installed).
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The thread publishing to Prometheus could not start.
+    #[error("DREADPOOL_PROMETHEUS: cannot start the publisher thread: {0}")]
+    Publisher(#[source] io::Error),
+}

@@ -50,6 +50,14 @@
 //!   back into a `dreadpool::Recording` ([`RecordingRequest`],
 //!   [`RecordingReply`], [`Requester`]). Enables `dreadpool-core/recorder`.
 //!
+//! - `prometheus` (off by default; implies `metrics-rs`): [`observe`]
+//!   can serve a Prometheus scrape endpoint (`DREADPOOL_PROMETHEUS`),
+//!   through `metrics-exporter-prometheus`'s HTTP listener.
+//!
+//! With `recorder`, [`observe`] serves a pool to `dreadpool-top --attach`
+//! and Prometheus as environment variables ask (`DREADPOOL_SERVE`,
+//! `DREADPOOL_PROMETHEUS`, `DREADPOOL_RECORD`), with no code beyond one call.
+//!
 //! Everything else is always on: this crate exists to be used when the
 //! core's `metrics` feature is.
 //!
@@ -156,6 +164,8 @@ mod histogram;
 mod interval;
 mod monitor;
 mod nanos;
+#[cfg(feature = "recorder")]
+pub mod observe;
 mod protocol;
 #[cfg(feature = "metrics-rs")]
 pub mod publish;
