@@ -51,7 +51,15 @@
 //!   a worker frees an outside spawn's identity slot with a Relaxed store, so
 //!   the slot's owner can fill it again while the worker is still reading it.
 //!
-//! `.ci/run` runs the clean build and all eleven broken ones.
+//! - `__broken_fifo_trampoline_first` (fails
+//!   `fifo_tasks_run_once_in_spawn_order`): a FIFO spawn pushes the
+//!   trampoline before its task, so a thief can run a trampoline that finds
+//!   no task (and a later one runs the task meant for it);
+//! - `__broken_fifo_as_lifo` (fails `fifo_tasks_run_once_in_spawn_order`):
+//!   a FIFO spawn from a worker is an ordinary one, so the worker runs its
+//!   FIFO tasks newest first.
+//!
+//! `.ci/run` runs the clean build and all thirteen broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -364,5 +372,54 @@ fn an_identity_slot_is_never_shared() {
             loom::thread::yield_now();
         }
         assert_eq!(worker.join().unwrap(), (1, 10), "the first task, whole");
+    });
+}
+
+/// FIFO spawns (`spawn/fifo.rs`): a task of a two-worker pool spawns two
+/// FIFO tasks, whose trampolines the other worker may steal. Each task runs
+/// exactly once (no trampoline finds the FIFO queue empty: a task's panic
+/// would say so), and they start in spawn order: the promise is about
+/// starts, which a body can only observe on one thread, so the check is
+/// that when one worker ran both, it ran the first one first.
+///
+/// One preemption by default: it catches both broken variants in under a
+/// second; the clean build also passes at 2 (`LOOM_MAX_PREEMPTIONS=2`,
+/// about a minute here), too slow for every CI run.
+#[test]
+fn fifo_tasks_run_once_in_spawn_order() {
+    model_with_bound(1, || {
+        let pool = ThreadPoolBuilder::new().with_threads(2).build();
+        let log = Arc::new(loom::sync::Mutex::new(Vec::new()));
+        let handle = pool.handle();
+        let spawner_log = Arc::clone(&log);
+        pool.spawn(move || {
+            for name in ["first", "second"] {
+                let log = Arc::clone(&spawner_log);
+                handle.spawn_fifo(move || {
+                    let worker = dreadpool_core::current_worker_index();
+                    log.lock().unwrap().push((name, worker));
+                });
+            }
+        });
+        pool.join();
+        assert_eq!(pool.panic_count(), 0, "a trampoline found no task");
+        let log = log.lock().unwrap().clone();
+        let mut names: Vec<&str> = log.iter().map(|&(name, _)| name).collect();
+        if let [(_, one), (_, other)] = log[..] {
+            if one == other {
+                assert_eq!(
+                    names,
+                    ["first", "second"],
+                    "one worker ran them out of order"
+                );
+            }
+        }
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["first", "second"],
+            "each FIFO task runs exactly once"
+        );
+        drop(pool);
     });
 }
