@@ -30,7 +30,9 @@
 //!    registration fence: either the sleeper's second look sees the task
 //!    (worker 0's queue is polled: it is never registered as a sleeper
 //!    outside a wait, `sleep/awake.rs`), or the spawner sees the sleeper
-//!    and wakes it. The test is one branch on a field of the worker already
+//!    and wakes it (the loom model `worker_0s_spawn_wakes_a_sleeping_peer`
+//!    catches `__broken_current_thread_local_notify`, the wake without the
+//!    fence). The test is one branch on a field of the worker already
 //!    in cache (`WorkerThread::push_local`); the other pools pay it, and
 //!    nothing more (`BENCHMARKS.md`).
 //! 2. **It does the idle worker's duty when it returns to the user.** The
@@ -45,7 +47,9 @@
 //!    pool is idle, the joiners released and, at shutdown, every sleeper
 //!    woken to exit. Without it, a `join()` whose last task worker 0 ran
 //!    in a `yield_now` would wait forever (`tests/current_thread.rs`,
-//!    `a_join_elsewhere_returns_when_worker_0_ran_the_last_task`).
+//!    `a_join_elsewhere_returns_when_worker_0_ran_the_last_task`, and the
+//!    loom model `a_join_is_released_by_worker_0s_yield`, which catches
+//!    `__broken_current_thread_no_release`).
 //! 3. **Nobody waits for it to wake.** It is registered as a sleeper only
 //!    inside a nested wait, where it runs the loop that a wake expects and
 //!    where whoever wakes it (a latch's setter, a spawner) is right to. Its
@@ -165,6 +169,10 @@ impl Drop for CurrentThreadWait<'_> {
 /// (module docs, point 2).
 #[cold]
 fn back_to_the_user(registry: &Registry) {
+    // The broken variant returns to the user as if it had not run any task.
+    if broken!("__broken_current_thread_no_release") {
+        return;
+    }
     // SeqCst fence: orders this thread's completion counts before the reads
     // below, and pairs with the joiner's fence in `IdleLatch::wait` (either
     // it sees our completions, or we see it waiting) and with a sleeper's

@@ -159,7 +159,9 @@ impl WorkerThread {
     pub(crate) fn push_local(&self, task: Task) {
         self.registry.counts().local_spawned(self.state.index);
         self.state.queue.push(task);
-        if self.user_thread {
+        // The broken variant wakes for worker 0's spawns as for any other
+        // worker's, without the fence.
+        if self.user_thread && !broken!("__broken_current_thread_local_notify") {
             crate::hint::cold_path();
             self.registry.sleep().notify_external_task();
         } else {
