@@ -57,6 +57,13 @@ pub enum BuildError {
     /// unchanged and no thread was started.
     #[error("the global thread pool has already been initialized")]
     GlobalPoolAlreadyInitialized,
+    /// [`use_current_thread`](crate::ThreadPoolBuilder::use_current_thread)
+    /// was asked of a thread that is already a worker of a pool (one built
+    /// with it on this thread, or a pool's worker thread): a thread is the
+    /// worker of one pool at most. No thread was started. (rayon's
+    /// `CurrentThreadAlreadyInPool`.)
+    #[error("the current thread is already a worker of a thread pool")]
+    CurrentThreadAlreadyInPool,
     /// The operating system refused to start a worker thread, or its name
     /// (from [`with_thread_names`](crate::ThreadPoolBuilder::with_thread_names))
     /// panicked or held a NUL byte.

@@ -409,7 +409,16 @@ impl ThreadPool {
     /// last `Arc<ThreadPool>` there), it cannot wait for its own thread: it
     /// starts the shutdown and returns, and the workers finish draining and
     /// exit on their own.
+    ///
+    /// On the thread that is the pool's worker 0 by
+    /// [`use_current_thread`](crate::ThreadPoolBuilder::use_current_thread),
+    /// outside any wait of its own, the thread first leaves seat 0 (its
+    /// queued tasks are left to the other workers), then shuts the pool down
+    /// as any outside thread does.
     pub fn shutdown(&self) {
+        if worker::is_seated_outside_waits(&self.registry) {
+            worker::vacate();
+        }
         if self.registry.is_detached() || worker::current_index(Some(&self.registry)).is_some() {
             self.registry.begin_shutdown();
             return;

@@ -13,7 +13,7 @@ use crate::probe::WorkerProbe;
 use crate::queue::{Injector, Stealer};
 use crate::recorder::{FlightRecorder, RecorderConfig};
 use crate::sleep::Sleep;
-use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use crate::sync::thread::{Builder, JoinHandle};
 use crate::sync::{lock, Arc, Mutex};
 use crate::task::Task;
@@ -75,6 +75,10 @@ pub(crate) struct Registry {
     /// Serialises shutdowns, so that every caller returns only once all
     /// threads are joined.
     shutdown_lock: Mutex<()>,
+    /// Whether seat 0 is the building thread's (`use_current_thread`).
+    current_thread_seat: bool,
+    /// Set once, when that thread leaves seat 0 (`worker/current_thread.rs`).
+    current_thread_left: AtomicBool,
 }
 
 /// What [`Registry::new`] needs.
@@ -93,6 +97,8 @@ pub(crate) struct RegistryConfig {
     pub(crate) latency_sampling: u32,
     pub(crate) recorder: RecorderConfig,
     pub(crate) respawn_failures_to_inject: usize,
+    /// Seat 0 is the building thread's (`use_current_thread`).
+    pub(crate) current_thread_seat: bool,
 }
 
 /// A worker thread could not be started; the state it was to run is handed
@@ -133,6 +139,8 @@ impl Registry {
             detached: AtomicBool::new(false),
             threads: Mutex::new(Vec::with_capacity(workers)),
             shutdown_lock: Mutex::new(()),
+            current_thread_seat: config.current_thread_seat,
+            current_thread_left: AtomicBool::new(false),
         }
     }
 
@@ -305,6 +313,57 @@ impl Registry {
         // Threads a user's spawner started are joined by counting them out
         // (`worker_start.rs`); they start no replacements.
         self.external_threads.wait_for_all();
+    }
+
+    /// The building thread leaves seat `index` (0) of a `use_current_thread`
+    /// pool (`worker/current_thread.rs`): tasks addressed to it alone move
+    /// to the global queue, now and (through the flag) from then on, and
+    /// every sleeper looks again (its local queue stays open to thieves).
+    ///
+    /// The flag and the inbox form a Dekker pair with
+    /// [`redirect_if_seat_left`](Self::redirect_if_seat_left): we store the
+    /// flag, fence, then empty the inbox; a spawner pushes to the inbox,
+    /// fences, then reads the flag. Of the two `SeqCst` fences one comes
+    /// first, so either our emptying sees its task or it sees the flag and
+    /// moves the task itself; a task moved by both is taken by one (each
+    /// steal takes it once).
+    pub(crate) fn vacate_current_thread_seat(&self, index: usize) {
+        self.current_thread_left.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        self.move_inbox_to_global(index);
+        self.sleep.wake_all();
+    }
+
+    /// After a push to inbox `index`: if it is a seat the building thread
+    /// left, moves the inbox to the global queue (see
+    /// [`vacate_current_thread_seat`](Self::vacate_current_thread_seat)).
+    /// Nothing on pools without such a seat.
+    pub(crate) fn redirect_if_seat_left(&self, index: usize) {
+        if !self.current_thread_seat || index != 0 {
+            return;
+        }
+        // SeqCst fence: pairs with the one in `vacate_current_thread_seat`.
+        fence(Ordering::SeqCst);
+        if self.current_thread_left.load(Ordering::Relaxed) {
+            self.move_inbox_to_global(index);
+        }
+    }
+
+    fn move_inbox_to_global(&self, index: usize) {
+        let mut moved = false;
+        loop {
+            match self.inboxes[index].steal() {
+                crate::queue::Steal::Success(task) => {
+                    self.injector.push(task);
+                    moved = true;
+                }
+                crate::queue::Steal::Empty => break,
+                crate::queue::Steal::Retry => continue,
+            }
+        }
+        if moved {
+            self.sleep.notify_external_task();
+        }
     }
 
     /// The threads a user's spawner started (`worker_start.rs`).

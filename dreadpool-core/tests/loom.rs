@@ -51,7 +51,25 @@
 //!   a worker frees an outside spawn's identity slot with a Relaxed store, so
 //!   the slot's owner can fill it again while the worker is still reading it.
 //!
-//! `.ci/run` runs the clean build and all eleven broken ones.
+//! - `__broken_fifo_trampoline_first` (fails
+//!   `fifo_tasks_run_once_in_spawn_order`): a FIFO spawn pushes the
+//!   trampoline before its task, so a thief can run a trampoline that finds
+//!   no task (and a later one runs the task meant for it);
+//! - `__broken_fifo_as_lifo` (fails `fifo_tasks_run_once_in_spawn_order`):
+//!   a FIFO spawn from a worker is an ordinary one, so the worker runs its
+//!   FIFO tasks newest first.
+//!
+//! - `__broken_current_thread_local_notify` (fails
+//!   `worker_0s_spawn_wakes_a_sleeping_peer`): the building thread, worker 0
+//!   by `use_current_thread`, wakes for its spawns without the fence, as a
+//!   worker that will run the task itself may, so a peer sleeps through the
+//!   task while worker 0 blocks;
+//! - `__broken_current_thread_no_release` (fails
+//!   `a_join_is_released_by_worker_0s_yield`): worker 0 returns from running
+//!   the pool's last task without the idle worker's duty, so a `join()`
+//!   waiting elsewhere is never released.
+//!
+//! `.ci/run` runs the clean build and all fifteen broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -364,5 +382,110 @@ fn an_identity_slot_is_never_shared() {
             loom::thread::yield_now();
         }
         assert_eq!(worker.join().unwrap(), (1, 10), "the first task, whole");
+    });
+}
+
+/// FIFO spawns (`spawn/fifo.rs`): a task of a two-worker pool spawns two
+/// FIFO tasks, whose trampolines the other worker may steal. Each task runs
+/// exactly once (no trampoline finds the FIFO queue empty: a task's panic
+/// would say so), and they start in spawn order: the promise is about
+/// starts, which a body can only observe on one thread, so the check is
+/// that when one worker ran both, it ran the first one first.
+///
+/// One preemption by default: it catches both broken variants in under a
+/// second; the clean build also passes at 2 (`LOOM_MAX_PREEMPTIONS=2`,
+/// about a minute here), too slow for every CI run.
+#[test]
+fn fifo_tasks_run_once_in_spawn_order() {
+    model_with_bound(1, || {
+        let pool = ThreadPoolBuilder::new().with_threads(2).build();
+        let log = Arc::new(loom::sync::Mutex::new(Vec::new()));
+        let handle = pool.handle();
+        let spawner_log = Arc::clone(&log);
+        pool.spawn(move || {
+            for name in ["first", "second"] {
+                let log = Arc::clone(&spawner_log);
+                handle.spawn_fifo(move || {
+                    let worker = dreadpool_core::current_worker_index();
+                    log.lock().unwrap().push((name, worker));
+                });
+            }
+        });
+        pool.join();
+        assert_eq!(pool.panic_count(), 0, "a trampoline found no task");
+        let log = log.lock().unwrap().clone();
+        let mut names: Vec<&str> = log.iter().map(|&(name, _)| name).collect();
+        if let [(_, one), (_, other)] = log[..] {
+            if one == other {
+                assert_eq!(
+                    names,
+                    ["first", "second"],
+                    "one worker ran them out of order"
+                );
+            }
+        }
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["first", "second"],
+            "each FIFO task runs exactly once"
+        );
+        drop(pool);
+    });
+}
+
+/// `use_current_thread`: the model's thread is worker 0 of a two-worker
+/// pool. It spawns a task (into its own queue) and then blocks until the
+/// task ran, which only worker 1 can do: its spawn must wake worker 1 even
+/// as worker 1 goes to sleep (`worker/current_thread.rs`, point 1). Then the
+/// drop leaves seat 0 and joins worker 1.
+#[test]
+fn worker_0s_spawn_wakes_a_sleeping_peer() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(2)
+            .use_current_thread()
+            .build();
+        let done = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
+        let task_done = Arc::clone(&done);
+        pool.spawn(move || {
+            *task_done.0.lock().unwrap() = true;
+            task_done.1.notify_one();
+        });
+        let mut ran = done.0.lock().unwrap();
+        while !*ran {
+            ran = done.1.wait(ran).unwrap();
+        }
+        drop(ran);
+        drop(pool);
+        assert_eq!(dreadpool_core::current_worker_index(), None);
+    });
+}
+
+/// `use_current_thread` with one thread in all: the model's thread is the
+/// pool's only worker. A `join()` on another thread races worker 0's run of
+/// the pool's only task in a `yield_local`: worker 0's return to the user
+/// must release it (`worker/current_thread.rs`, point 2).
+#[test]
+fn a_join_is_released_by_worker_0s_yield() {
+    model(|| {
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .with_threads(1)
+                .use_current_thread()
+                .build(),
+        );
+        let (count, task) = counter();
+        pool.spawn(task);
+        let joiner = {
+            let pool = Arc::clone(&pool);
+            loom::thread::spawn(move || pool.join())
+        };
+        assert_eq!(
+            dreadpool_core::yield_local(),
+            Some(dreadpool_core::Yield::Executed)
+        );
+        joiner.join().unwrap();
+        assert_eq!(count.load(Ordering::Relaxed), 1);
     });
 }

@@ -27,7 +27,11 @@
 //! From outside the pool a FIFO spawn is an ordinary one: such tasks go to
 //! the global queue, FIFO already.
 //!
-//! `tests/fifo.rs` checks the order, stealing, scopes and panics.
+//! `tests/fifo.rs` checks the order, stealing, scopes and panics; the loom
+//! model `fifo_tasks_run_once_in_spawn_order` (`tests/loom.rs`) checks the
+//! two claims above against every interleaving with a thief, and catches
+//! the trampoline pushed before its task (`__broken_fifo_trampoline_first`)
+//! and FIFO spawns made ordinary ones (`__broken_fifo_as_lifo`).
 
 use crate::queue::Steal;
 use crate::registry::Registry;
@@ -42,11 +46,24 @@ impl Registry {
         let Some(index) = worker::current_index(Some(self)) else {
             return self.try_spawn(task);
         };
+        // The broken variant spawns the task as an ordinary (LIFO) one.
+        if broken!("__broken_fifo_as_lifo") {
+            return self.try_spawn(task);
+        }
+        let trampoline = move || run_oldest_fifo_task(index);
+        // The broken variant pushes the trampoline before its task, so that
+        // a thief can run the trampoline before the task is there.
+        if broken!("__broken_fifo_trampoline_first") {
+            if self.try_spawn(trampoline).is_err() {
+                unreachable!("a worker's spawn into its own pool is always accepted");
+            }
+            self.fifos()[index].push(task.into_task());
+            return Ok(());
+        }
         // The task first, then its trampoline: a trampoline that runs
         // finds at least its own task (a thief's steal of the trampoline
         // synchronises with the push that follows this one).
         self.fifos()[index].push(task.into_task());
-        let trampoline = move || run_oldest_fifo_task(index);
         if self.try_spawn(trampoline).is_err() {
             unreachable!("a worker's spawn into its own pool is always accepted");
         }

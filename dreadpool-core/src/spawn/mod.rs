@@ -142,6 +142,8 @@ impl Registry {
         // registration (under the idle lock that `wake_specific` takes)
         // precedes its second look at its inbox.
         self.sleep().wake_specific(index);
+        // Unless it was the building thread's seat, and that thread left.
+        self.redirect_if_seat_left(index);
         Ok(())
     }
 }

@@ -24,6 +24,14 @@ impl Drop for CurrentWorker {
         #[cfg(not(loom))]
         CURRENT_PTR.with(|ptr| ptr.set(std::ptr::null()));
         WorkerProbe::leave_thread();
+        // Worker 0 of a `use_current_thread` pool whose thread exits while
+        // the pool lives: it leaves its seat, so that what only it could run
+        // goes to the others (`current_thread.rs`).
+        if let Some(worker) = self.0.get_mut().take() {
+            if worker.user_thread {
+                super::current_thread::leave(&worker);
+            }
+        }
     }
 }
 
@@ -65,6 +73,29 @@ pub(super) fn set_current(worker: Option<Rc<WorkerThread>>) {
         None => WorkerProbe::leave_thread(),
     }
     CURRENT.with(|current| *current.0.borrow_mut() = worker);
+}
+
+#[cfg(not(loom))]
+thread_local! {
+    /// Workers that left their seat on this thread (`current_thread.rs`):
+    /// no longer current, kept alive until the thread exits because a frame
+    /// further up its stack (a `join`'s) may still hold a reference.
+    static RETIRED: RefCell<Vec<Rc<WorkerThread>>> = const { RefCell::new(Vec::new()) };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static RETIRED: RefCell<Vec<Rc<WorkerThread>>> = RefCell::new(Vec::new());
+}
+
+/// Takes this thread's current worker out of `CURRENT` (nobody is current
+/// afterwards) and keeps it alive in `RETIRED` until the thread exits.
+/// Returns it, if there was one.
+pub(super) fn retire_current() -> Option<Rc<WorkerThread>> {
+    let worker = CURRENT.with(|current| current.0.borrow().clone())?;
+    set_current(None);
+    RETIRED.with(|retired| retired.borrow_mut().push(Rc::clone(&worker)));
+    Some(worker)
 }
 
 /// The worker running on this thread, or null. The pointer stays valid for

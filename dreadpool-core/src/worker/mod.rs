@@ -15,10 +15,12 @@
 //! `lifecycle.rs` (a thread's start, respawn and exit), `run_loop.rs` (the
 //! states of the loop), `find.rs` (where the next task comes from),
 //! `execute.rs` (running one task), `idle.rs` (going to sleep), `wait.rs`
-//! (waiting inside a task). A spawn into the worker's own queue is decided
+//! (waiting inside a task), `current_thread.rs` (the building thread as
+//! worker 0, `use_current_thread`). A spawn into the worker's own queue is decided
 //! in `spawn/`; the fork-sharing policy is `fork_join/sharing.rs`'s.
 
 mod current;
+mod current_thread;
 mod execute;
 mod find;
 mod idle;
@@ -28,6 +30,7 @@ mod wait;
 mod yielding;
 
 pub(crate) use current::{current_index, current_ptr, current_registry, with_current};
+pub(crate) use current_thread::{adopt, is_seated_outside_waits, vacate};
 pub(crate) use execute::run_timed;
 pub(crate) use lifecycle::main;
 pub(crate) use wait::wait_for;
@@ -87,6 +90,12 @@ pub(crate) struct WorkerThread {
     seat_ring: crate::recorder::SeatRing,
     /// Its forks, latent and shared (`fork_join/sharing.rs`).
     forks: ForkSharing,
+    /// Worker 0 of a `use_current_thread` pool, on the user's thread
+    /// (`current_thread.rs`): its spawns wake with a fence, its waits end
+    /// with an idle worker's duty. Set once, before the worker is current.
+    user_thread: bool,
+    /// How many nested waits such a worker is in (`CurrentThreadWait`).
+    user_waits: Cell<u32>,
 }
 
 impl WorkerThread {
@@ -106,6 +115,8 @@ impl WorkerThread {
             records_tasks: Cell::new(false),
             seat_ring,
             forks,
+            user_thread: false,
+            user_waits: Cell::new(0),
         }
     }
 
@@ -142,11 +153,20 @@ impl WorkerThread {
 
     /// A spawn from one of this worker's tasks: counted, pushed to its own
     /// queue, and a sleeper woken if nobody searches (no fence: see
-    /// `Sleep::notify_local_task`).
+    /// `Sleep::notify_local_task`; with one on a `use_current_thread`
+    /// pool's worker 0, which may not come back to run it:
+    /// `current_thread.rs`, point 1).
     pub(crate) fn push_local(&self, task: Task) {
         self.registry.counts().local_spawned(self.state.index);
         self.state.queue.push(task);
-        self.registry.sleep().notify_local_task();
+        // The broken variant wakes for worker 0's spawns as for any other
+        // worker's, without the fence.
+        if self.user_thread && !broken!("__broken_current_thread_local_notify") {
+            crate::hint::cold_path();
+            self.registry.sleep().notify_external_task();
+        } else {
+            self.registry.sleep().notify_local_task();
+        }
     }
 
     /// [`push_local`](Self::push_local) while the flight recorder records

@@ -67,6 +67,7 @@ pub(crate) fn wait_for(latch: &Latch, deadline: Option<Instant>) -> bool {
     // SAFETY: non-null: this thread is a worker, inside one of its tasks
     // (the one waiting), which the worker outlives.
     let worker = unsafe { &*worker };
+    let _user_thread = worker.enter_wait();
     worker.probe().wait_begin();
     let set = worker.wait_in_loop(latch, deadline);
     worker.probe().wait_end();
@@ -123,6 +124,7 @@ impl WorkerThread {
         if latch.is_set() {
             return;
         }
+        let _user_thread = self.enter_wait();
         self.probe().wait_begin();
         let exit = self.run_loop(Some(&WaitTarget {
             latch: WaitLatch::Fork(latch),

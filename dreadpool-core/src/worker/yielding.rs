@@ -99,6 +99,7 @@ fn with_worker(find: impl FnOnce(&WorkerThread) -> Option<Task>) -> Option<Yield
     // SAFETY: non-null: this thread is a worker, inside one of its tasks
     // (the one yielding), which the worker outlives.
     let worker = unsafe { &*worker };
+    let _user_thread = worker.enter_wait();
     Some(match find(worker) {
         Some(task) => {
             // Nested: a Respawn is handled as Continue (see the module doc).
