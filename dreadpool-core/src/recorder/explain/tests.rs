@@ -359,7 +359,10 @@ fn a_task_pulled_in_a_batch_by_a_worker_that_then_shows_no_progress() {
     );
     // Stolen from the silent puller: held there until the steal.
     assert!(
-        matches!(cause_of(&recording, 10), WaitCause::NoProgress { worker: 0, .. }),
+        matches!(
+            cause_of(&recording, 10),
+            WaitCause::NoProgress { worker: 0, .. }
+        ),
         "{:?}",
         cause_of(&recording, 10)
     );
