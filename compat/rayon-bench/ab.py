@@ -5,23 +5,24 @@ run in turns (ABBA), each scenario's time ratio reported with an interval.
 One binary cannot hold both rayon-cores, so there are two builds of the same
 program: standalone copies of this package (its own `[workspace]`, its own
 target dir), the second with `[patch.crates-io] rayon-core = { path = ... }`.
-Single runs on the shared 2-core machine spread by tens of percent, so, as
-dreadpool-bench/scripts/ab.py does, the builds run in turns, ABBA, ROUNDS
-times a scenario; each run prints the best of its repetitions; a round's
-ratio (dreadpool / rayon) cancels most drift, and the median of the rounds'
-ratios with a bootstrap 95% interval is the result.
+The builds run in turns, ABBA, ROUNDS times a scenario, as
+dreadpool-bench/scripts/ab.py does, with the same core (abba.py there):
+each run prints the best of its repetitions; the median of the rounds'
+ratios (dreadpool / rayon), with a bootstrap 95% interval, is the result.
 
-  ab.py [--rounds N] [--reps N] [--rayon-core PATH] [--aa] [SCENARIO ...]
+  ab.py [--rounds N] [--reps N] [--rayon-core PATH] [--aa] [--no-pool] [SCENARIO ...]
 
 --rayon-core: dreadpool's rayon-core (default: ../rayon-core beside this
 folder). --aa: both builds with crates.io's rayon-core (an A/A run: the
-ratios show the noise floor). Builds go under $CARGO_TARGET_DIR/rayon-bench-ab
+ratios show the noise floor). --no-pool: a third turn in each round, the
+same work on plain threads with no pool (`rayon-bench --no-pool`, for the
+scenarios that have that form), and its ratio to rayon: a bound on what any
+pool could give there. Builds go under $CARGO_TARGET_DIR/rayon-bench-ab
 (default /tmp/rayon-bench-ab). Prints a Markdown table on stdout, progress on
 stderr; exits 1 if a build or run fails.
 """
 import argparse
 import os
-import random
 import re
 import shutil
 import statistics
@@ -30,8 +31,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "dreadpool-bench" / "scripts"))
+from abba import alternate, interval, ratios  # noqa: E402  (the path above)
+
 # Targets from issue 27: at most 1.0x rayon's time, fine-grained ones 0.8x.
-FINE_GRAINED = {"sum", "map_collect", "par_bridge"}
+FINE_GRAINED = {"sum", "map_collect", "par_bridge", "join_tree", "max_len_1"}
 
 
 def build(name, root, patch):
@@ -62,20 +66,14 @@ def build(name, root, patch):
     return Path(env["CARGO_TARGET_DIR"]) / "release" / "rayon-bench"
 
 
-def run(binary, scenario, reps):
-    out = subprocess.run([str(binary), scenario, str(reps)], check=True,
+def run(build, scenario, reps):
+    binary, *extra = build
+    out = subprocess.run([str(binary), scenario, str(reps), *extra], check=True,
                          capture_output=True, text=True).stdout
     match = re.search(r"best ([0-9.]+) ms", out)
     if not match:
         sys.exit(f"ab.py: no 'best X ms' in the output of {binary} {scenario}: {out!r}")
     return float(match.group(1))
-
-
-def interval(ratios, draws=2000):
-    rng = random.Random(1)
-    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios)))
-                     for _ in range(draws))
-    return medians[int(draws * 0.025)], medians[int(draws * 0.975)]
 
 
 def verdict(scenario, low, high):
@@ -94,6 +92,7 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--rayon-core", type=Path, default=HERE.parent / "rayon-core")
     parser.add_argument("--aa", action="store_true")
+    parser.add_argument("--no-pool", action="store_true")
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args()
 
@@ -106,28 +105,45 @@ def main():
         if not (core / "Cargo.toml").exists():
             sys.exit(f"ab.py: no rayon-core at {core} (give --rayon-core, or --aa)")
         other_name, other = "dreadpool", build("dreadpool", root, core)
-    builds = [("rayon", rayon), (other_name, other)]
+    builds = [("rayon", (rayon,)), (other_name, (other,))]
     scenarios = args.scenarios or subprocess.run(
         [str(rayon), "--list"], check=True, capture_output=True, text=True).stdout.split()
 
+    no_pool = set()
+    if args.no_pool:
+        for scenario in scenarios:
+            probe = subprocess.run([str(rayon), scenario, "1", "--no-pool"],
+                                   capture_output=True, text=True)
+            if probe.returncode == 0:
+                no_pool.add(scenario)
+    extra_head = " no-pool ms | no-pool / rayon |" if args.no_pool else ""
     print(f"| scenario | rayon ms | {other_name} ms | ratio | 95% interval | target | "
-          f"verdict | rounds |")
-    print("|---|---:|---:|---:|---|---:|---|---:|")
+          f"verdict | rounds |{extra_head}")
+    print("|---|---:|---:|---:|---|---:|---|---:|" + ("---:|---|" if args.no_pool else ""))
     for scenario in scenarios:
-        times = {name: [] for name, _ in builds}
-        for r in range(args.rounds):
-            order = builds if r % 2 == 0 else builds[::-1]
-            for name, binary in order:
-                times[name].append(run(binary, scenario, args.reps))
-            print(f"{scenario} round {r + 1}/{args.rounds}: " + " ".join(
-                f"{n}={t[-1]:.2f}" for n, t in times.items()), file=sys.stderr)
-        ratios = [o / b for o, b in zip(times[other_name], times["rayon"])]
-        low, high = interval(ratios)
+        these = builds + ([("no-pool", (rayon, "--no-pool"))] if scenario in no_pool else [])
+        times = alternate(args.rounds, these,
+                          lambda build, s: run(build, s, args.reps), scenario)
+        per_round = ratios(times, other_name, "rayon")
+        low, high = interval(per_round)
         target, word = verdict(scenario, low, high)
         print(f"| {scenario} | {statistics.median(times['rayon']):.2f} | "
               f"{statistics.median(times[other_name]):.2f} | "
-              f"{statistics.median(ratios):.2f} | {low:.2f} to {high:.2f} | "
-              f"{target:.1f} | {word} | {args.rounds} |", flush=True)
+              f"{statistics.median(per_round):.2f} | {low:.2f} to {high:.2f} | "
+              f"{target:.1f} | {word} | {args.rounds} |" + bound(times, args), flush=True)
+
+
+def bound(times, args):
+    """The no-pool columns: its time and its ratio to rayon's, with the
+    ratio's interval (blank where the scenario has no no-pool form)."""
+    if not args.no_pool:
+        return ""
+    if "no-pool" not in times:
+        return " | |"
+    per_round = ratios(times, "no-pool", "rayon")
+    low, high = interval(per_round)
+    return (f" {statistics.median(times['no-pool']):.2f} | "
+            f"{statistics.median(per_round):.2f} ({low:.2f} to {high:.2f}) |")
 
 
 main()

@@ -287,6 +287,42 @@ mod tests {
     use super::*;
     use dreadpool_core::ThreadPoolBuilder;
 
+    /// An event at `time_ns` on `track`.
+    fn at(time_ns: u64, track: Track, kind: EventKind) -> RecordedEvent {
+        RecordedEvent {
+            time_ns,
+            track,
+            kind,
+        }
+    }
+
+    /// A two-worker pool's recording made of `events` (with `outside`
+    /// threads' lanes), written as Chrome JSON and read back; the events
+    /// read back that `keep` selects, as (time, track, kind).
+    fn round_trip(
+        events: Vec<RecordedEvent>,
+        outside: Vec<String>,
+        keep: impl Fn(&EventKind) -> bool,
+    ) -> Vec<(u64, Track, EventKind)> {
+        let written = Recording::from_parts(
+            "pool".into(),
+            RecordLevel::Tasks,
+            vec!["w0".into(), "w1".into()],
+            outside,
+            events,
+            0,
+            10_000,
+        );
+        let mut json = Vec::new();
+        written.write_chrome_json(&mut json).expect("written");
+        let read = parse(&serde_json::from_slice(&json).expect("JSON")).expect("read back");
+        read.events()
+            .iter()
+            .filter(|e| keep(&e.kind))
+            .map(|e| (e.time_ns, e.track, e.kind))
+            .collect()
+    }
+
     /// A real pool's recording written as Chrome JSON and read back: every
     /// task keeps its spawn site (the slice's name), and the same events.
     #[test]
@@ -330,11 +366,6 @@ mod tests {
     /// explanation times a sleeping pool's wake from them.
     #[test]
     fn wake_calls_read_back_on_their_tracks() {
-        let at = |time_ns, track, kind| RecordedEvent {
-            time_ns,
-            track,
-            kind,
-        };
         let events = vec![
             at(
                 0,
@@ -358,24 +389,9 @@ mod tests {
             at(1_500, Track::Outside(0), EventKind::Unpark { worker: 1 }),
             at(2_250, Track::Worker(1), EventKind::Unpark { worker: 0 }),
         ];
-        let written = Recording::from_parts(
-            "pool".into(),
-            RecordLevel::Tasks,
-            vec!["w0".into(), "w1".into()],
-            vec!["main".into()],
-            events,
-            0,
-            10_000,
-        );
-        let mut json = Vec::new();
-        written.write_chrome_json(&mut json).expect("written");
-        let read = parse(&serde_json::from_slice(&json).expect("JSON")).expect("read back");
-        let unparks: Vec<(u64, Track, EventKind)> = read
-            .events()
-            .iter()
-            .filter(|e| matches!(e.kind, EventKind::Unpark { .. }))
-            .map(|e| (e.time_ns, e.track, e.kind))
-            .collect();
+        let unparks = round_trip(events, vec!["main".into()], |kind| {
+            matches!(kind, EventKind::Unpark { .. })
+        });
         assert_eq!(
             unparks,
             vec![
@@ -390,11 +406,6 @@ mod tests {
     /// queue's steals).
     #[test]
     fn forks_stolen_read_back_on_the_thiefs_track() {
-        let at = |time_ns, track, kind| RecordedEvent {
-            time_ns,
-            track,
-            kind,
-        };
         let events = vec![
             at(
                 0,
@@ -425,24 +436,9 @@ mod tests {
                 },
             ),
         ];
-        let written = Recording::from_parts(
-            "pool".into(),
-            RecordLevel::Tasks,
-            vec!["w0".into(), "w1".into()],
-            Vec::new(),
-            events,
-            0,
-            10_000,
-        );
-        let mut json = Vec::new();
-        written.write_chrome_json(&mut json).expect("written");
-        let read = parse(&serde_json::from_slice(&json).expect("JSON")).expect("read back");
-        let stolen: Vec<(u64, Track, EventKind)> = read
-            .events()
-            .iter()
-            .filter(|e| matches!(e.kind, EventKind::ForkStolen { .. }))
-            .map(|e| (e.time_ns, e.track, e.kind))
-            .collect();
+        let stolen = round_trip(events, Vec::new(), |kind| {
+            matches!(kind, EventKind::ForkStolen { .. })
+        });
         assert_eq!(
             stolen,
             vec![(

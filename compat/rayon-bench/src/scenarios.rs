@@ -6,9 +6,13 @@ use rayon::prelude::*;
 /// Elements in the sum, map-collect and sort scenarios.
 const N: usize = 10_000_000;
 /// Items in the `par_bridge` stream (each a few hundred nanoseconds of work).
-const BRIDGE_ITEMS: u64 = 1_000_000;
+pub const BRIDGE_ITEMS: u64 = 1_000_000;
 /// The matrices' side.
 const MATRIX: usize = 384;
+/// Depth of the `rayon::join` tree: 2^20 leaves, about a million joins.
+const JOIN_DEPTH: u32 = 20;
+/// Items of the `with_max_len(1)` iterator: one join per item.
+const SINGLES: usize = 1_000_000;
 /// The image's size.
 const WIDTH: usize = 4096;
 const HEIGHT: usize = 2048;
@@ -32,13 +36,19 @@ pub enum Scenario {
     MatMul,
     /// A 3x3 blur of an image by `par_chunks_mut` over its rows.
     Chunks,
+    /// A binary tree of `rayon::join` calls with nothing else in it: the
+    /// pool's fork-join cost is the whole of the time, fine-grained.
+    JoinTree,
+    /// `into_par_iter().with_max_len(1)` over 1M numbers: the iterator is
+    /// split down to single items, one join each, fine-grained.
+    MaxLenOne,
 }
 
 /// What a scenario works on; made once, reset between repetitions.
 pub enum Input {
     /// Numbers to sum, map or sort (sorts get a fresh copy of `original`).
     Numbers { original: Vec<u64>, work: Vec<u64> },
-    /// Nothing: the stream is generated.
+    /// Nothing: the work is generated (a stream, a tree of joins, a range).
     Stream,
     /// Two square matrices, row-major, the second transposed.
     Matrices { a: Vec<f64>, b_t: Vec<f64> },
@@ -59,7 +69,7 @@ fn random_numbers(n: usize, seed: u64) -> Vec<u64> {
 }
 
 /// A few hundred nanoseconds of arithmetic on one item.
-fn mix(mut x: u64) -> u64 {
+pub fn mix(mut x: u64) -> u64 {
     for _ in 0..64 {
         x = x.rotate_left(7).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (x >> 31);
     }
@@ -68,7 +78,7 @@ fn mix(mut x: u64) -> u64 {
 
 impl Scenario {
     /// Every scenario, in report order.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::Sum,
         Scenario::MapCollect,
         Scenario::Sort,
@@ -76,6 +86,8 @@ impl Scenario {
         Scenario::Bridge,
         Scenario::MatMul,
         Scenario::Chunks,
+        Scenario::JoinTree,
+        Scenario::MaxLenOne,
     ];
 
     /// The name on the command line and in reports.
@@ -88,6 +100,8 @@ impl Scenario {
             Scenario::Bridge => "par_bridge",
             Scenario::MatMul => "matmul",
             Scenario::Chunks => "chunks",
+            Scenario::JoinTree => "join_tree",
+            Scenario::MaxLenOne => "max_len_1",
         }
     }
 
@@ -104,7 +118,7 @@ impl Scenario {
                 let work = original.clone();
                 Input::Numbers { original, work }
             }
-            Scenario::Bridge => Input::Stream,
+            Scenario::Bridge | Scenario::JoinTree | Scenario::MaxLenOne => Input::Stream,
             Scenario::MatMul => {
                 let a = random_numbers(MATRIX * MATRIX, 1);
                 let b = random_numbers(MATRIX * MATRIX, 2);
@@ -173,6 +187,14 @@ impl Scenario {
                 blur_rows(pixels, out);
                 Output::InPlace
             }
+            (Scenario::JoinTree, Input::Stream) => Output::Number(join_tree(JOIN_DEPTH)),
+            (Scenario::MaxLenOne, Input::Stream) => Output::Number(
+                (0..SINGLES)
+                    .into_par_iter()
+                    .with_max_len(1)
+                    .map(|x| (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                    .reduce(|| 0, u64::wrapping_add),
+            ),
             (scenario, _) => unreachable!("{scenario:?} was given another scenario's input"),
         }
     }
@@ -223,6 +245,15 @@ impl Scenario {
                 assert_eq!(out[y * WIDTH + x], (sum / 9) as u16);
                 assert_eq!(out[..WIDTH], pixels[..WIDTH]);
             }
+            (Scenario::JoinTree, _, Output::Number(leaves)) => {
+                assert_eq!(*leaves, 1 << JOIN_DEPTH);
+            }
+            (Scenario::MaxLenOne, _, Output::Number(sum)) => {
+                let expected = (0..SINGLES)
+                    .map(|x| (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                    .fold(0, u64::wrapping_add);
+                assert_eq!(*sum, expected);
+            }
             (scenario, _, _) => unreachable!("{scenario:?}: a result of another scenario"),
         }
     }
@@ -238,6 +269,16 @@ pub enum Output {
     Matrix(Vec<Vec<f64>>),
     /// The result is in the input (sorted, or the image's `out`).
     InPlace,
+}
+
+/// The leaves of a complete binary tree of `depth` levels, counted by
+/// forking at every inner node.
+fn join_tree(depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (left, right) = rayon::join(|| join_tree(depth - 1), || join_tree(depth - 1));
+    left + right
 }
 
 /// A 3x3 box blur, the border copied: one `par_chunks_mut` task per row.
