@@ -51,8 +51,11 @@
 //!   [`RecordingReply`], [`Requester`]). Enables `dreadpool-core/recorder`.
 //!
 //! - `prometheus` (off by default; implies `metrics-rs`): [`observe`]
-//!   can serve a Prometheus scrape endpoint (`DREADPOOL_PROMETHEUS`),
-//!   through `metrics-exporter-prometheus`'s HTTP listener.
+//!   can serve a Prometheus scrape endpoint (`DREADPOOL_PROMETHEUS`):
+//!   `metrics-exporter-prometheus`'s recorder and text format, over a
+//!   small HTTP responder of this crate (not the exporter's listener,
+//!   whose hyper, tokio and `http` dependencies add impls of std traits
+//!   to the program's crate graph).
 //!
 //! With `recorder`, [`observe`] serves a pool to `dreadpool-top --attach`
 //! and Prometheus as environment variables ask (`DREADPOOL_SERVE`,

@@ -50,6 +50,8 @@ mod config;
 mod observer;
 #[cfg(feature = "prometheus")]
 mod prometheus;
+#[cfg(feature = "prometheus")]
+mod scrape_endpoint;
 
 pub use crate::error::{ObserveEnvError, ObserveError};
 pub use config::{ObserveConfig, PROMETHEUS_VAR, RECORD_VAR, SERVE_VAR};
