@@ -73,7 +73,7 @@ fn lay_out(out: &mut Vec<u8>, digits: &[u8], exponent: i32) {
         out.extend_from_slice(whole);
         out.push(b'.');
         out.extend_from_slice(fraction);
-    } else if -MAX_LEADING_FRACTION_ZEROS <= point && point <= 0 {
+    } else if (-MAX_LEADING_FRACTION_ZEROS..=0).contains(&point) {
         // A small number: `0.`, zeros, the digits.
         out.extend_from_slice(b"0.");
         out.extend(std::iter::repeat_n(b'0', (-point) as usize));
