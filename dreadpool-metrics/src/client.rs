@@ -410,11 +410,11 @@ impl Client {
             // buffering a tagged enum needs: it can be tens of MB.
             #[cfg(feature = "recorder")]
             if self.line.starts_with(crate::recording::LINE_START) {
-                return serde_json::from_slice(&self.line)
+                return crate::json::from_slice(&self.line)
                     .map(|body| Incoming::Recording(Box::new(body)))
                     .map_err(|e| ClientError::Protocol(format!("{e} in a recording")));
             }
-            return serde_json::from_slice(&self.line).map_err(|e| {
+            return crate::json::from_slice(&self.line).map_err(|e| {
                 let start =
                     String::from_utf8_lossy(&self.line[..self.line.len().min(80)]).into_owned();
                 ClientError::Protocol(format!("{e} in {start:?}"))

@@ -725,7 +725,7 @@ fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &A
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                if let Ok(Request::Recording(params)) = serde_json::from_slice::<Request>(&line) {
+                if let Ok(Request::Recording(params)) = crate::json::from_slice::<Request>(&line) {
                     if let Some(previous) = last_recording.take() {
                         // There is no event for "the writer dropped its
                         // copy": poll, briefly. A client waits here only if
@@ -779,7 +779,7 @@ fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &A
 }
 
 fn answer(shared: &Shared, line: &[u8]) -> Frame {
-    match serde_json::from_slice::<Request>(line) {
+    match crate::json::from_slice::<Request>(line) {
         Ok(Request::Ping) => protocol::line(&Outgoing::Pong { v: SCHEMA_VERSION }).into(),
         Ok(Request::Hello) => Arc::clone(&shared.hello),
         Ok(Request::Snapshot) => shared.frame(shared.seq.load(Ordering::Relaxed)),

@@ -165,6 +165,7 @@ mod error;
 mod exporter;
 mod histogram;
 mod interval;
+mod json;
 mod monitor;
 mod nanos;
 #[cfg(feature = "recorder")]

@@ -126,7 +126,7 @@ pub(crate) struct RecordingParams {
 pub(crate) fn line(message: &Outgoing<'_>) -> Vec<u8> {
     // Serialising these types cannot fail: no maps with non-string keys, no
     // non-finite floats (every rate is division-safe), no I/O.
-    let mut out = serde_json::to_vec(message).unwrap_or_else(|e| {
+    let mut out = crate::json::to_vec(message).unwrap_or_else(|e| {
         let text = format!(
             "{{\"type\":\"error\",\"v\":{SCHEMA_VERSION},\"error\":{:?}}}",
             e.to_string()
@@ -196,6 +196,11 @@ pub(crate) fn read_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads `text` with the crate's codec, as the exporter and client do.
+    fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, crate::json::Error> {
+        crate::json::from_slice(text.as_bytes())
+    }
     use std::io::BufReader;
 
     #[test]
@@ -219,19 +224,19 @@ mod tests {
     #[test]
     fn requests_parse_and_garbage_does_not() {
         assert!(matches!(
-            serde_json::from_str::<Request>(r#"{"request":"ping"}"#),
+            parse::<Request>(r#"{"request":"ping"}"#),
             Ok(Request::Ping)
         ));
-        assert!(serde_json::from_str::<Request>(r#"{"request":"reboot"}"#).is_err());
-        assert!(serde_json::from_str::<Request>("not json").is_err());
+        assert!(parse::<Request>(r#"{"request":"reboot"}"#).is_err());
+        assert!(parse::<Request>("not json").is_err());
         // Extra fields are a newer client's options: ignored.
-        assert!(serde_json::from_str::<Request>(r#"{"request":"ping","x":1}"#).is_ok());
+        assert!(parse::<Request>(r#"{"request":"ping","x":1}"#).is_ok());
         // A recording request: every field optional.
-        match serde_json::from_str::<Request>(r#"{"request":"recording"}"#) {
+        match parse::<Request>(r#"{"request":"recording"}"#) {
             Ok(Request::Recording(p)) => assert_eq!(p, RecordingParams::default()),
             other => panic!("{other:?}"),
         }
-        match serde_json::from_str::<Request>(
+        match parse::<Request>(
             r#"{"request":"recording","pool":1,"since_ns":5,"level":"scheduler","max_events":9,"id":2}"#,
         ) {
             Ok(Request::Recording(p)) => {
@@ -243,12 +248,12 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(serde_json::from_str::<Request>(r#"{"request":"recording","pool":-1}"#).is_err());
+        assert!(parse::<Request>(r#"{"request":"recording","pool":-1}"#).is_err());
     }
 
     #[test]
     fn unknown_message_types_are_skipped() {
-        let m: Incoming = serde_json::from_str(r#"{"type":"gossip","v":1,"x":[1]}"#).unwrap();
+        let m: Incoming = parse(r#"{"type":"gossip","v":1,"x":[1]}"#).unwrap();
         assert!(matches!(m, Incoming::Other));
     }
 }

@@ -121,7 +121,7 @@ impl RecordingRequest {
     /// The request line, newline included.
     pub(crate) fn line(&self) -> Vec<u8> {
         // A struct of numbers and static strings: serialising cannot fail.
-        let mut line = serde_json::to_vec(self).unwrap_or_default();
+        let mut line = crate::json::to_vec(self).unwrap_or_default();
         line.push(b'\n');
         line
     }
@@ -278,7 +278,7 @@ pub(crate) fn answer(
         events,
         sites,
     };
-    let mut line = serde_json::to_vec(&Tagged {
+    let mut line = crate::json::to_vec(&Tagged {
         kind: "recording",
         body: &body,
     })
@@ -602,6 +602,11 @@ impl WireEvent {
 mod tests {
     use super::*;
 
+    /// Reads `text` with the crate's codec, as the exporter and client do.
+    fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, crate::json::Error> {
+        crate::json::from_slice(text.as_bytes())
+    }
+
     fn every_kind() -> Vec<RecordedEvent> {
         let kinds = [
             EventKind::Spawn {
@@ -680,9 +685,9 @@ mod tests {
     fn every_kind_round_trips_through_json() {
         for event in every_kind() {
             let wire = WireEvent::from_event(&event).unwrap();
-            let json = serde_json::to_string(&wire).unwrap();
+            let json = String::from_utf8(crate::json::to_vec(&wire).unwrap()).unwrap();
             assert!(json.len() < 128, "{json}");
-            let back: WireEvent = serde_json::from_str(&json).unwrap();
+            let back: WireEvent = parse(&json).unwrap();
             assert_eq!(back.into_event(), Some(event), "{json}");
         }
     }
@@ -712,7 +717,7 @@ mod tests {
         });
         let joiner = joiner.expect("install runs on a worker");
         let line = answer(&pool.handle(), 0, &Params::default(), 1_000).unwrap_or_default();
-        let body: Body = serde_json::from_slice(&line).unwrap();
+        let body: Body = crate::json::from_slice(&line).unwrap();
         assert!(body.events.iter().any(|e| e.k == Kind::ForkShared));
         let events = body.into_reply().recording.events().to_vec();
         let shared: Vec<u64> = events
@@ -750,7 +755,7 @@ mod tests {
         pool.spawn(|| ());
         pool.join();
         let reply = answer(&pool.handle(), 0, &Params::default(), 1_000).unwrap_or_default();
-        let body: Body = serde_json::from_slice(&reply).unwrap();
+        let body: Body = crate::json::from_slice(&reply).unwrap();
         assert_eq!(body.sites.len(), 2, "{:?}", body.sites);
         let recording = body.into_reply().recording;
         let mut lines: Vec<u32> = recording.task_sites().map(|(_, s)| s.line()).collect();
@@ -760,7 +765,7 @@ mod tests {
             .task_sites()
             .all(|(_, s)| s.file().ends_with("recording.rs") && s.column() > 0));
         // A bad table entry or index loses only the site.
-        let bad: Body = serde_json::from_str(
+        let bad: Body = parse(
             r#"{"events":[{"t":1,"w":0,"k":"spawn","task":1,"queue":"local","site":0},
                           {"t":2,"w":0,"k":"spawn","task":2,"queue":"local","site":5}],
                 "sites":["nowhere"]}"#,
@@ -773,15 +778,13 @@ mod tests {
 
     #[test]
     fn unknown_kinds_and_states_are_skipped_not_errors() {
-        let event: WireEvent =
-            serde_json::from_str(r#"{"t":5,"w":0,"k":"teleport","x":1}"#).unwrap();
+        let event: WireEvent = parse(r#"{"t":5,"w":0,"k":"teleport","x":1}"#).unwrap();
         assert_eq!(event.k, Kind::Other);
         assert_eq!(event.into_event(), None);
-        let event: WireEvent =
-            serde_json::from_str(r#"{"t":5,"w":0,"k":"state","state":"dreaming"}"#).unwrap();
+        let event: WireEvent = parse(r#"{"t":5,"w":0,"k":"state","state":"dreaming"}"#).unwrap();
         assert_eq!(event.into_event(), None);
         // No track: not an event.
-        let event: WireEvent = serde_json::from_str(r#"{"t":5,"k":"respawn"}"#).unwrap();
+        let event: WireEvent = parse(r#"{"t":5,"k":"respawn"}"#).unwrap();
         assert_eq!(event.into_event(), None);
     }
 
@@ -815,7 +818,7 @@ mod tests {
         pool.join();
         let line = answer(&pool.handle(), 0, &Params::default(), 1_000).unwrap_or_default();
         assert!(line.starts_with(LINE_START));
-        let body: Body = serde_json::from_slice(&line).unwrap();
+        let body: Body = crate::json::from_slice(&line).unwrap();
         let reply = body.into_reply();
         assert_eq!(reply.recording.pool(), "wire");
         assert_eq!(reply.recording.worker_names().len(), 2);
@@ -833,7 +836,7 @@ mod tests {
             ..Params::default()
         };
         let line = answer(&pool.handle(), 0, &params, 1_000).unwrap_or_default();
-        let small: Body = serde_json::from_slice(&line).unwrap();
+        let small: Body = crate::json::from_slice(&line).unwrap();
         assert_eq!(small.events.len(), 10);
         assert!(small.omitted > 0);
         // The rings only gain events (workers may still note their sleep
@@ -852,7 +855,7 @@ mod tests {
             ..Params::default()
         };
         let line = answer(&pool.handle(), 0, &params, 1_000).unwrap_or_default();
-        let sched: Body = serde_json::from_slice(&line).unwrap();
+        let sched: Body = crate::json::from_slice(&line).unwrap();
         assert!(sched
             .events
             .iter()
