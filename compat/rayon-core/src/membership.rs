@@ -6,7 +6,10 @@
 //! worker, must spawn into that worker's own pool, so every worker of a pool
 //! this crate builds records its pool in a thread-local when it starts (the
 //! start handler this crate installs in front of the user's) and forgets it
-//! when it exits.
+//! when it exits. The thread that `use_current_thread` makes worker 0 runs
+//! no handler: it records its pool when the build returns
+//! (`builder.rs`, `enter_current_thread`) and forgets it when it drops the
+//! pool (`pool.rs`, `DetachOnDrop`).
 //!
 //! A worker cannot hold its pool strongly (the pool would own its workers
 //! and they it), so it holds a [`Seat`]: for a pool from
