@@ -46,7 +46,7 @@ impl ThreadPoolBuilder {
     }
 
     /// Sets each worker thread's stack size in bytes, from
-    /// [`MIN_STACK_SIZE`] to [`MAX_STACK_SIZE`].
+    /// [`MIN_STACK_SIZE`](super::MIN_STACK_SIZE) to [`MAX_STACK_SIZE`](super::MAX_STACK_SIZE).
     pub fn with_stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
