@@ -42,13 +42,17 @@ thread_local! {
     static SEAT: RefCell<Option<Seat>> = const { RefCell::new(None) };
 }
 
-/// Called by each worker as it starts (the first thing its start handler does).
+/// Called by each worker as it starts (the first thing its start handler
+/// does), and by the thread a `use_current_thread` build made worker 0, once
+/// the build succeeded (`builder.rs`).
 pub(crate) fn enter(seat: Seat) {
     SEAT.with(|current| *current.borrow_mut() = Some(seat));
 }
 
 /// Called by each worker as it exits (the last thing its exit handler does):
-/// a thread from a spawn handler lives on after its worker ends.
+/// a thread from a spawn handler lives on after its worker ends. Also
+/// called by a `use_current_thread` thread that dropped its pool and so is
+/// no worker any more (`pool.rs`, `DetachOnDrop`).
 pub(crate) fn leave() {
     SEAT.with(|current| current.borrow_mut().take());
 }
