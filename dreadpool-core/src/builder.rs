@@ -1,4 +1,9 @@
-//! Configuring and starting a pool.
+//! Configuring and starting a pool: the builder, its pool-wide options
+//! (thread count, backlog, panics, metrics and recorder), and `start`, which
+//! validates them and starts the workers. The options of the worker threads
+//! and who starts them are in `builder/threads.rs`, `use_current_thread` in
+//! `builder/current_thread.rs`, the global pool's builds in
+//! `builder/global.rs`.
 
 use crate::error::BuildError;
 use crate::panic::{PanicHandler, PanicPayload, PanicPolicy};
@@ -12,6 +17,10 @@ use crate::thread_names::ThreadNames;
 use crate::worker::WorkerSeat;
 use crate::worker_start::WorkerStart;
 use std::fmt;
+
+mod current_thread;
+mod global;
+mod threads;
 
 /// The most worker threads one pool may have.
 ///
@@ -126,46 +135,6 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Sets the thread name prefix: worker `i` is named `"{prefix}-{i}"`.
-    pub fn with_thread_name(mut self, prefix: impl Into<String>) -> Self {
-        self.name = Some(prefix.into());
-        self
-    }
-
-    /// Names worker `i`'s thread `names(i)`, instead of `"{prefix}-{i}"`
-    /// (rayon's `thread_name`). The pool keeps its prefix
-    /// ([`with_thread_name`](Self::with_thread_name), or `"dreadpool"`) as
-    /// its own name, which its metrics and recordings carry. A replacement
-    /// thread, after a panic, gets the name of the seat it takes over.
-    ///
-    /// A name with a NUL byte, or a panic in `names`, fails that thread's
-    /// start: [`try_build`](Self::try_build) returns
-    /// [`BuildError::Spawn`](crate::BuildError::Spawn).
-    ///
-    /// ```
-    /// let pool = dreadpool::ThreadPoolBuilder::new()
-    ///     .with_threads(2)
-    ///     .with_thread_names(|i| format!("render-{}", ["left", "right"][i]))
-    ///     .build();
-    /// let names = pool.broadcast(|_| std::thread::current().name().unwrap().to_owned());
-    /// assert_eq!(names, ["render-left", "render-right"]);
-    /// assert_eq!(pool.name(), "dreadpool");
-    /// ```
-    pub fn with_thread_names<F>(mut self, names: F) -> Self
-    where
-        F: Fn(usize) -> String + Send + Sync + 'static,
-    {
-        self.thread_names = ThreadNames::PerIndex(Arc::new(names));
-        self
-    }
-
-    /// Sets each worker thread's stack size in bytes, from
-    /// [`MIN_STACK_SIZE`] to [`MAX_STACK_SIZE`].
-    pub fn with_stack_size(mut self, bytes: usize) -> Self {
-        self.stack_size = Some(bytes);
-        self
-    }
-
     /// Sets the backlog target: when a worker's local queue runs short it
     /// takes up to this many tasks from the global queue at once. Larger
     /// batches mean fewer trips to the shared queue; smaller ones spread
@@ -188,65 +157,6 @@ impl ThreadPoolBuilder {
         H: Fn(PanicPayload) + Send + Sync + 'static,
     {
         self.panic_handler = Some(Arc::new(handler));
-        self
-    }
-
-    /// Sets a function every worker thread calls with its worker index when
-    /// it starts, before its first task: to pin it to a core, register it
-    /// with a profiler, or set up thread-local state.
-    ///
-    /// It runs on every thread the pool ever starts, *including* the threads
-    /// that replace a panicked one under [`PanicPolicy::Respawn`] (they start
-    /// clean, so their thread-local state needs setting up again), inside the
-    /// worker's `dreadpool.worker` span. Each thread that ran it also runs
-    /// the [exit handler](Self::with_exit_handler) before it ends, and once
-    /// the pool is dropped every thread has done both.
-    ///
-    /// A panic in the handler is reported as a task's is (counted in
-    /// [`panic_count`](crate::ThreadPool::panic_count), logged, passed to the
-    /// [panic handler](Self::with_panic_handler); under
-    /// [`PanicPolicy::Abort`] the process aborts), and the thread then goes
-    /// on as a worker: the pool is never left short of one.
-    ///
-    /// ```
-    /// use dreadpool::ThreadPoolBuilder;
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
-    ///
-    /// let (started, ended) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    /// let (s, e) = (Arc::clone(&started), Arc::clone(&ended));
-    /// let pool = ThreadPoolBuilder::new()
-    ///     .with_threads(3)
-    ///     .with_start_handler(move |_index| {
-    ///         s.fetch_add(1, Ordering::Relaxed);
-    ///     })
-    ///     .with_exit_handler(move |_index| {
-    ///         e.fetch_add(1, Ordering::Relaxed);
-    ///     })
-    ///     .build();
-    /// drop(pool); // joins every thread
-    /// assert_eq!(started.load(Ordering::Relaxed), 3);
-    /// assert_eq!(ended.load(Ordering::Relaxed), 3);
-    /// ```
-    pub fn with_start_handler<H>(mut self, handler: H) -> Self
-    where
-        H: Fn(usize) + Send + Sync + 'static,
-    {
-        self.hooks.start = Some(Arc::new(handler));
-        self
-    }
-
-    /// Sets a function every worker thread calls with its worker index just
-    /// before it ends: when the pool shuts down, and when a thread whose task
-    /// panicked hands its seat to a replacement. It pairs with the
-    /// [start handler](Self::with_start_handler): every thread that started
-    /// runs it once, and dropping the pool returns only after all have.
-    /// Panics in it are reported as the start handler's are.
-    pub fn with_exit_handler<H>(mut self, handler: H) -> Self
-    where
-        H: Fn(usize) + Send + Sync + 'static,
-    {
-        self.hooks.exit = Some(Arc::new(handler));
         self
     }
 
@@ -312,70 +222,6 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Makes the thread that builds the pool its worker 0 (rayon's
-    /// `use_current_thread`): the pool starts one thread fewer, and this
-    /// thread owns worker 0's local queue. After the build,
-    /// [`current_worker_index`](crate::current_worker_index) is `Some(0)`
-    /// on it, and [`install`](crate::ThreadPool::install),
-    /// [`join`](crate::join), [`scope`](crate::ThreadPool::scope) and
-    /// [`yield_now`](crate::yield_now) called on it act as worker 0 of the
-    /// pool: they run its tasks, steal, and take from the global queue while
-    /// they wait. Its spawns go to its local queue, where the other workers
-    /// may steal them. The start and exit handlers do not run for it, and
-    /// it keeps its own name: the thread is not the pool's.
-    ///
-    /// It runs no worker loop: tasks spawned into the pool are run by this
-    /// thread only when it yields or waits in one of those calls (with one
-    /// thread in all, only then). Tasks addressed to worker 0 alone
-    /// ([`broadcast`](crate::ThreadPool::broadcast),
-    /// [`spawn_broadcast`](crate::ThreadPool::spawn_broadcast)) wait for it.
-    /// [`ThreadPool::join`](crate::ThreadPool::join) called on this thread
-    /// panics, as from any of the pool's tasks (it would wait for a worker
-    /// that waits); use a scope.
-    ///
-    /// The thread leaves seat 0 when it drops the pool (outside any wait of
-    /// its own: the drop then joins the other threads), and when it exits
-    /// while the pool lives: the tasks in its queue are left to the other
-    /// workers, and tasks addressed to worker 0 alone run on another worker
-    /// from then on. Afterwards it is an outside thread again.
-    ///
-    /// Building fails with [`BuildError::CurrentThreadAlreadyInPool`] on a
-    /// thread that is already a worker of a pool, this way or as one of its
-    /// threads. With [`build_global`](Self::build_global), the calling
-    /// thread becomes worker 0 of the global pool for good (it is never
-    /// dropped).
-    ///
-    /// ```
-    /// use dreadpool::{ThreadPoolBuilder, Yield};
-    /// use std::sync::mpsc;
-    ///
-    /// let pool = ThreadPoolBuilder::new().with_threads(2).use_current_thread().build();
-    /// assert_eq!(pool.current_worker_index(), Some(0));
-    /// // A task spawned from here waits in worker 0's queue, to be stolen by
-    /// // worker 1 or run here when this thread yields.
-    /// let (sent, received) = mpsc::channel();
-    /// pool.spawn(move || sent.send(dreadpool::current_worker_index()).unwrap());
-    /// while received.try_recv().is_err() {
-    ///     if dreadpool::yield_now() == Some(Yield::Idle) {
-    ///         std::thread::yield_now();
-    ///     }
-    /// }
-    /// // A scope on this thread runs on worker 0, and waits as a worker.
-    /// let (mut a, mut b) = (0, 0);
-    /// pool.scope(|s| {
-    ///     s.spawn(|| a = 1);
-    ///     s.spawn(|| b = 2);
-    /// });
-    /// assert_eq!(a + b, 3);
-    /// assert!(ThreadPoolBuilder::new().use_current_thread().try_build().is_err());
-    /// drop(pool); // this thread leaves seat 0
-    /// assert_eq!(dreadpool::current_worker_index(), None);
-    /// ```
-    pub fn use_current_thread(mut self) -> Self {
-        self.use_current_thread = true;
-        self
-    }
-
     /// Fault injection for tests: the next `count` replacement threads
     /// (after a panic under [`PanicPolicy::Respawn`]) fail to spawn as if the
     /// OS had refused them. Not part of the stable API.
@@ -396,26 +242,6 @@ impl ThreadPoolBuilder {
             .unwrap_or_else(|error| panic!("dreadpool: cannot build the thread pool: {error}"))
     }
 
-    /// Configures and starts the global pool (the one [`join`](crate::join)
-    /// outside every pool runs on, and [`global_pool`](crate::global_pool)
-    /// returns), once. It succeeds only before the global pool's first use:
-    /// after that it returns
-    /// [`BuildError::GlobalPoolAlreadyInitialized`], leaves the pool as it
-    /// is and starts no thread. Of racing calls exactly one succeeds. A
-    /// failed build leaves the global pool unset, for a later call to set.
-    ///
-    /// ```
-    /// use dreadpool::{BuildError, ThreadPoolBuilder};
-    ///
-    /// ThreadPoolBuilder::new().with_threads(2).build_global().unwrap();
-    /// assert_eq!(dreadpool::global_pool().threads(), 2);
-    /// let again = ThreadPoolBuilder::new().with_threads(3).build_global();
-    /// assert!(matches!(again, Err(BuildError::GlobalPoolAlreadyInitialized)));
-    /// ```
-    pub fn build_global(self) -> Result<(), BuildError> {
-        crate::fork_join::build_global(self).map(|_| ())
-    }
-
     /// Starts the pool, or says why it cannot. No thread is left running when
     /// this fails.
     ///
@@ -427,45 +253,6 @@ impl ThreadPoolBuilder {
     /// ```
     pub fn try_build(self) -> Result<ThreadPool, BuildError> {
         self.start(None)
-    }
-
-    /// Starts the pool with worker threads that `spawner` starts: it is
-    /// called once per worker, in index order, with a [`WorkerStart`] that
-    /// it must [`run`](WorkerStart::run) on a new thread (rayon's
-    /// `spawn_handler`). The spawner is only borrowed while the pool is
-    /// built, so it may start scoped threads, as long as the pool is
-    /// dropped before their scope ends; dropping the pool waits for every
-    /// worker to finish, as it does for the pool's own threads
-    /// (`worker_start.rs`).
-    ///
-    /// Such a pool cannot start replacement threads: under
-    /// [`PanicPolicy::Respawn`], a worker whose task panicked carries on.
-    ///
-    /// If the spawner returns an error for worker `i`, the workers already
-    /// started are shut down and joined, and the build fails with
-    /// [`BuildError::Spawn`] for index `i`.
-    ///
-    /// ```
-    /// std::thread::scope(|scope| {
-    ///     let pool = dreadpool::ThreadPoolBuilder::new()
-    ///         .with_threads(2)
-    ///         .try_build_with_spawner(|worker| {
-    ///             let name = worker.name().to_owned();
-    ///             std::thread::Builder::new()
-    ///                 .name(name)
-    ///                 .spawn_scoped(scope, move || worker.run())?;
-    ///             Ok(())
-    ///         })
-    ///         .unwrap();
-    ///     assert_eq!(pool.install(|| 6 * 7), 42);
-    ///     // The pool is dropped here, before the scope joins its threads.
-    /// });
-    /// ```
-    pub fn try_build_with_spawner<S>(self, mut spawner: S) -> Result<ThreadPool, BuildError>
-    where
-        S: FnMut(WorkerStart) -> std::io::Result<()>,
-    {
-        self.start(Some(&mut spawner))
     }
 
     /// Validates, then starts the workers on the pool's own threads, or
@@ -491,9 +278,7 @@ impl ThreadPoolBuilder {
         if self.backlog == 0 {
             return Err(BuildError::InvalidBacklog);
         }
-        if self.use_current_thread && !crate::worker::current_ptr().is_null() {
-            return Err(BuildError::CurrentThreadAlreadyInPool);
-        }
+        current_thread::check_free(self.use_current_thread)?;
         #[cfg(feature = "recorder")]
         if let Some(events) = self.recorder.capacity {
             if !(2..=crate::recorder::MAX_RECORD_CAPACITY).contains(&events) {

@@ -1,6 +1,6 @@
 //! rayon's `ThreadPoolBuilder`, translated into dreadpool's.
 
-use crate::error::{ErrorKind, ThreadPoolBuildError};
+use crate::error::ThreadPoolBuildError;
 use crate::membership::{self, Seat};
 use crate::pool::ThreadPool;
 use crate::thread_spawn::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
@@ -129,7 +129,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     ///
     /// If a thread cannot be started (the spawn handler's error, or the
     /// OS's), if [`use_current_thread`](Self::use_current_thread) was asked
-    /// for (not supported yet), or if dreadpool refuses the configuration.
+    /// of a thread that is already part of a pool, or if dreadpool refuses
+    /// the configuration.
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
         ThreadPool::build(self)
     }
@@ -147,42 +148,79 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     ///
     /// # Errors
     ///
-    /// As [`build`](Self::build), and when the global pool exists already,
-    /// or a [`spawn_handler`](Self::spawn_handler) was set (dreadpool cannot
-    /// start its global pool on a spawner yet).
+    /// As [`build`](Self::build), and when the global pool exists already.
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
         crate::global::build(self)
-    }
-
-    pub(crate) fn has_custom_spawner(&mut self) -> bool {
-        self.spawn_handler.custom().is_some()
     }
 
     /// Translates this configuration into dreadpool's and starts the pool:
     /// on dreadpool's own threads, or through the spawn handler.
     pub(crate) fn start(self, seat: Seat) -> Result<dreadpool::ThreadPool, ThreadPoolBuildError> {
-        let Parts {
-            core,
-            mut spawn_handler,
-            named,
-        } = self.into_parts(seat)?;
-        let pool = match spawn_handler.custom() {
-            None => core.try_build()?,
-            Some(spawn) => {
-                core.try_build_with_spawner(|start| spawn(ThreadBuilder::new(start, named)))?
-            }
-        };
-        Ok(pool)
+        self.into_parts(seat)?.start()
     }
 }
 
 /// A configuration translated for dreadpool.
 pub(crate) struct Parts<S> {
     /// dreadpool's builder, complete but for the spawner.
-    pub(crate) core: dreadpool::ThreadPoolBuilder,
-    pub(crate) spawn_handler: S,
+    core: dreadpool::ThreadPoolBuilder,
+    spawn_handler: S,
     /// Whether the user named the threads (see [`ThreadBuilder::name`]).
-    pub(crate) named: bool,
+    named: bool,
+    /// With `use_current_thread`, the pool the calling thread records once
+    /// the build made it worker 0 (`membership.rs`).
+    current_thread: Option<Seat>,
+}
+
+impl<S: ThreadSpawn> Parts<S> {
+    /// Starts a pool of its own.
+    pub(crate) fn start(self) -> Result<dreadpool::ThreadPool, ThreadPoolBuildError> {
+        let Parts {
+            core,
+            mut spawn_handler,
+            named,
+            current_thread,
+        } = self;
+        let pool = match spawn_handler.custom() {
+            None => core.try_build()?,
+            Some(spawn) => {
+                core.try_build_with_spawner(|start| spawn(ThreadBuilder::new(start, named)))?
+            }
+        };
+        enter_current_thread(current_thread);
+        Ok(pool)
+    }
+
+    /// Starts the global pool, unless it exists (dreadpool's
+    /// `build_global`, or `build_global_with_spawner` for a spawn handler).
+    pub(crate) fn start_global(self) -> Result<(), ThreadPoolBuildError> {
+        let Parts {
+            core,
+            mut spawn_handler,
+            named,
+            current_thread,
+        } = self;
+        match spawn_handler.custom() {
+            None => core.build_global()?,
+            Some(spawn) => {
+                core.build_global_with_spawner(|start| spawn(ThreadBuilder::new(start, named)))?
+            }
+        }
+        enter_current_thread(current_thread);
+        Ok(())
+    }
+}
+
+/// After a successful build with `use_current_thread`, the calling thread
+/// is worker 0: it records its pool, as the start handler (which the core
+/// does not run for it, nor rayon) makes every other worker do. Its tasks
+/// cannot look for the pool before this: it runs none until the build
+/// returns. It forgets the pool when it stops being worker 0 (`pool.rs`,
+/// `DetachOnDrop`).
+fn enter_current_thread(seat: Option<Seat>) {
+    if let Some(seat) = seat {
+        membership::enter(seat);
+    }
 }
 
 impl<S> ThreadPoolBuilder<S> {
@@ -227,12 +265,40 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Makes the calling thread the pool's worker 0, running its tasks while
-    /// it waits in the pool.
+    /// Uses the calling thread as one of the pool's threads: its index 0.
+    /// The start and exit handlers do not run for it (the thread is not the
+    /// pool's), and no spawn handler is asked for it: one thread fewer is
+    /// started.
     ///
-    /// **Not supported yet**: dreadpool's core cannot adopt a thread it did
-    /// not start, so [`build`](Self::build) then fails with an error saying
-    /// so (compat/README.md).
+    /// It runs no work-stealing loop: work spawned into the pool is picked
+    /// up by it only while it waits in the pool or yields
+    /// ([`yield_now`](crate::yield_now), [`yield_local`](crate::yield_local),
+    /// [`scope`](crate::scope), [`join`](crate::join)). On it,
+    /// [`current_thread_index`](crate::current_thread_index) is `Some(0)`,
+    /// and `join`, `scope` and [`spawn`](crate::spawn) use this pool.
+    ///
+    /// Building fails with "The current thread is already part of another
+    /// thread pool." on a thread that is already a pool's thread. Unlike
+    /// rayon, which leaks the pool's state in the thread, dropping the pool
+    /// ends the thread's part in it: it is an outside thread again, and may
+    /// build another such pool (compat/README.md).
+    ///
+    /// ```
+    /// let pool = rayon_core::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .use_current_thread()
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(rayon_core::current_thread_index(), Some(0));
+    /// assert_eq!(rayon_core::current_num_threads(), 2);
+    /// let again = rayon_core::ThreadPoolBuilder::new().use_current_thread().build();
+    /// assert_eq!(
+    ///     again.unwrap_err().to_string(),
+    ///     "The current thread is already part of another thread pool."
+    /// );
+    /// drop(pool);
+    /// assert_eq!(rayon_core::current_thread_index(), None);
+    /// ```
     pub fn use_current_thread(mut self) -> Self {
         self.use_current_thread = true;
         self
@@ -304,11 +370,6 @@ impl<S> ThreadPoolBuilder<S> {
     /// dreadpool's builder for this configuration; the workers record
     /// `seat` as their pool (`membership.rs`).
     pub(crate) fn into_parts(mut self, seat: Seat) -> Result<Parts<S>, ThreadPoolBuildError> {
-        if self.use_current_thread {
-            return Err(ThreadPoolBuildError::new(
-                ErrorKind::UseCurrentThreadUnsupported,
-            ));
-        }
         let threads = self.resolved_num_threads();
         let prefix = match seat {
             Seat::Global => GLOBAL_POOL_NAME,
@@ -317,6 +378,10 @@ impl<S> ThreadPoolBuilder<S> {
         let mut core = dreadpool::ThreadPoolBuilder::new()
             .with_threads(threads)
             .with_thread_name(prefix);
+        let current_thread = self.use_current_thread.then(|| seat.clone());
+        if self.use_current_thread {
+            core = core.use_current_thread();
+        }
         let named = self.get_thread_name.is_some();
         if let Some(mut name) = self.get_thread_name.take() {
             // rayon's closure is `FnMut` and need not be `Send`: call it
@@ -357,6 +422,7 @@ impl<S> ThreadPoolBuilder<S> {
             core,
             spawn_handler: self.spawn_handler,
             named,
+            current_thread,
         })
     }
 }

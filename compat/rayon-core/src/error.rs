@@ -29,12 +29,10 @@ pub(crate) enum ErrorKind {
     GlobalPoolAlreadyInitialized,
     /// A spawn handler (or the OS) could not start a thread.
     IOError(io::Error),
-    /// [`use_current_thread`](crate::ThreadPoolBuilder::use_current_thread):
-    /// the dreadpool core cannot make the calling thread a worker yet.
-    UseCurrentThreadUnsupported,
-    /// A global pool with a [`spawn_handler`](crate::ThreadPoolBuilder::spawn_handler):
-    /// the dreadpool core builds its global pool on its own threads only.
-    GlobalSpawnHandlerUnsupported,
+    /// [`use_current_thread`](crate::ThreadPoolBuilder::use_current_thread)
+    /// on a thread that is already a worker of a pool (dreadpool's
+    /// `CurrentThreadAlreadyInPool`).
+    CurrentThreadAlreadyInPool,
     /// Any other reason dreadpool refused the configuration (a stack size
     /// over its maximum, for instance).
     Dreadpool(dreadpool::BuildError),
@@ -42,10 +40,8 @@ pub(crate) enum ErrorKind {
 
 const GLOBAL_POOL_ALREADY_INITIALIZED: &str =
     "The global thread pool has already been initialized.";
-const USE_CURRENT_THREAD_UNSUPPORTED: &str =
-    "use_current_thread is not supported yet by dreadpool's rayon-core (compat/README.md)";
-const GLOBAL_SPAWN_HANDLER_UNSUPPORTED: &str =
-    "a spawn_handler for the global pool is not supported by dreadpool's rayon-core (compat/README.md)";
+const CURRENT_THREAD_ALREADY_IN_POOL: &str =
+    "The current thread is already part of another thread pool.";
 
 impl ThreadPoolBuildError {
     pub(crate) fn new(kind: ErrorKind) -> Self {
@@ -63,6 +59,9 @@ impl From<dreadpool::BuildError> for ThreadPoolBuildError {
             dreadpool::BuildError::GlobalPoolAlreadyInitialized => {
                 ErrorKind::GlobalPoolAlreadyInitialized
             }
+            dreadpool::BuildError::CurrentThreadAlreadyInPool => {
+                ErrorKind::CurrentThreadAlreadyInPool
+            }
             // rayon hands back the spawn handler's (or the OS's) own error.
             dreadpool::BuildError::Spawn { source, .. } => ErrorKind::IOError(source),
             other => ErrorKind::Dreadpool(other),
@@ -75,10 +74,7 @@ impl fmt::Display for ThreadPoolBuildError {
         match &self.kind {
             ErrorKind::GlobalPoolAlreadyInitialized => f.write_str(GLOBAL_POOL_ALREADY_INITIALIZED),
             ErrorKind::IOError(error) => error.fmt(f),
-            ErrorKind::UseCurrentThreadUnsupported => f.write_str(USE_CURRENT_THREAD_UNSUPPORTED),
-            ErrorKind::GlobalSpawnHandlerUnsupported => {
-                f.write_str(GLOBAL_SPAWN_HANDLER_UNSUPPORTED)
-            }
+            ErrorKind::CurrentThreadAlreadyInPool => f.write_str(CURRENT_THREAD_ALREADY_IN_POOL),
             ErrorKind::Dreadpool(error) => error.fmt(f),
         }
     }
@@ -89,9 +85,7 @@ impl Error for ThreadPoolBuildError {
         match &self.kind {
             ErrorKind::IOError(error) => Some(error),
             ErrorKind::Dreadpool(error) => Some(error),
-            ErrorKind::GlobalPoolAlreadyInitialized
-            | ErrorKind::UseCurrentThreadUnsupported
-            | ErrorKind::GlobalSpawnHandlerUnsupported => None,
+            ErrorKind::GlobalPoolAlreadyInitialized | ErrorKind::CurrentThreadAlreadyInPool => None,
         }
     }
 }

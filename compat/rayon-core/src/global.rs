@@ -13,7 +13,7 @@
 //! creates the global pool, and the observability hook is called there,
 //! once, by whoever built it.
 
-use crate::error::{ErrorKind, ThreadPoolBuildError};
+use crate::error::ThreadPoolBuildError;
 use crate::membership::Seat;
 use crate::thread_spawn::ThreadSpawn;
 use crate::ThreadPoolBuilder;
@@ -44,16 +44,9 @@ pub(crate) fn pool() -> &'static dreadpool::ThreadPool {
 /// [`ThreadPoolBuilder::build_global`]: configures and starts the global
 /// pool, unless it exists.
 pub(crate) fn build<S: ThreadSpawn>(
-    mut builder: ThreadPoolBuilder<S>,
+    builder: ThreadPoolBuilder<S>,
 ) -> Result<(), ThreadPoolBuildError> {
-    if builder.has_custom_spawner() {
-        // dreadpool's `build_global` takes no spawner: it would need a
-        // `build_global_with_spawner` in the core (compat/README.md).
-        return Err(ThreadPoolBuildError::new(
-            ErrorKind::GlobalSpawnHandlerUnsupported,
-        ));
-    }
-    builder.into_parts(Seat::Global)?.core.build_global()?;
+    builder.into_parts(Seat::Global)?.start_global()?;
     let pool = dreadpool::global_pool();
     let _ = READY.set(pool);
     crate::observe::from_env(pool);

@@ -11,8 +11,8 @@
 //! ```
 //!
 //! Every public item of rayon-core 1.13 is here, with rayon's signature and
-//! behaviour; the differences (`use_current_thread`, a spawn handler for
-//! the global pool, thread names) are listed in `compat/README.md`.
+//! behaviour; the differences (thread names, the limits, what dropping a
+//! `use_current_thread` pool does) are listed in `compat/README.md`.
 //!
 //! ```
 //! let pool = rayon_core::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

@@ -6,7 +6,10 @@
 //! worker, must spawn into that worker's own pool, so every worker of a pool
 //! this crate builds records its pool in a thread-local when it starts (the
 //! start handler this crate installs in front of the user's) and forgets it
-//! when it exits.
+//! when it exits. The thread that `use_current_thread` makes worker 0 runs
+//! no handler: it records its pool when the build returns
+//! (`builder.rs`, `enter_current_thread`) and forgets it when it drops the
+//! pool (`pool.rs`, `DetachOnDrop`).
 //!
 //! A worker cannot hold its pool strongly (the pool would own its workers
 //! and they it), so it holds a [`Seat`]: for a pool from
@@ -39,13 +42,17 @@ thread_local! {
     static SEAT: RefCell<Option<Seat>> = const { RefCell::new(None) };
 }
 
-/// Called by each worker as it starts (the first thing its start handler does).
+/// Called by each worker as it starts (the first thing its start handler
+/// does), and by the thread a `use_current_thread` build made worker 0, once
+/// the build succeeded (`builder.rs`).
 pub(crate) fn enter(seat: Seat) {
     SEAT.with(|current| *current.borrow_mut() = Some(seat));
 }
 
 /// Called by each worker as it exits (the last thing its exit handler does):
-/// a thread from a spawn handler lives on after its worker ends.
+/// a thread from a spawn handler lives on after its worker ends. Also
+/// called by a `use_current_thread` thread that dropped its pool and so is
+/// no worker any more (`pool.rs`, `DetachOnDrop`).
 pub(crate) fn leave() {
     SEAT.with(|current| current.borrow_mut().take());
 }

@@ -49,6 +49,14 @@ impl Drop for DetachOnDrop {
     fn drop(&mut self) {
         if let Some(pool) = self.0.take() {
             pool.shutdown_detached();
+            // A thread made worker 0 by `use_current_thread` stops being a
+            // worker when it shuts its pool down outside its own waits (the
+            // core vacates the seat): it then forgets its pool too, so that
+            // no stale record outlives the seat. Only a thread that is no
+            // pool's worker now forgets, so worker threads keep theirs.
+            if dreadpool::current_worker_index().is_none() {
+                crate::membership::leave();
+            }
         }
     }
 }

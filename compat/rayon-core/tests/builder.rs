@@ -1,5 +1,5 @@
-//! The builder's options reach the threads; `use_current_thread` is not
-//! supported yet and says so.
+//! The builder's options reach the threads, and a spawn handler's error is
+//! the build's (`use_current_thread` has its own file).
 
 use rayon_core::ThreadPoolBuilder;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,16 +32,6 @@ fn thread_names_and_handlers_reach_every_thread() {
     exit_seen.unwrap();
     // build_scoped returns after the pool's threads ended.
     assert_eq!(exited.load(Ordering::Relaxed), 2);
-}
-
-#[test]
-fn use_current_thread_is_refused_with_a_clear_error() {
-    let error = ThreadPoolBuilder::new()
-        .num_threads(2)
-        .use_current_thread()
-        .build()
-        .unwrap_err();
-    assert!(error.to_string().contains("use_current_thread"), "{error}");
 }
 
 #[test]

@@ -13,8 +13,26 @@
 //! builds, and sets it; as only lock holders set it, the set cannot fail,
 //! and a builder never starts threads that would then be thrown away.
 //! `tests/global_pool.rs` races configured and default initialisers.
+//!
+//! A failed build (a configuration refused, the OS or a user's spawner,
+//! `ThreadPoolBuilder::build_global_with_spawner`, refusing a thread)
+//! returns before the set, still under the lock, and the build itself has
+//! shut down and joined the workers it started (`start` in `builder.rs`):
+//! so the cell is still empty, no thread of the failed pool is left, and
+//! no reader can have seen it (readers see only what the cell holds). The
+//! next initialiser to take the lock finds the cell empty and builds: a
+//! later `build_global` succeeds, unless a default initialiser (a `join`
+//! outside every pool, `global_pool()`) took the lock first, in which case
+//! the pool has the defaults and the later `build_global` is refused, as
+//! after any first use (`tests/global_pool_spawner.rs`).
+//!
+//! The build runs user code on the building thread, under the lock (a
+//! spawner, a thread-name function). Were that code to use the global pool,
+//! it would wait for the lock it holds; `BUILDING` notices that and panics
+//! with a message instead of deadlocking.
 
 use crate::{BuildError, ThreadPool, ThreadPoolBuilder};
+use std::cell::Cell;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The name of the default pool's threads (`"dreadpool-global-{i}"`).
@@ -26,6 +44,11 @@ static GLOBAL_POOL: OnceLock<ThreadPool> = OnceLock::new();
 /// It guards no data (`()`): a panicking default build poisons it without
 /// breaking anything, so a poisoned lock is taken as it is.
 static INIT: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    /// Whether this thread is building the global pool (holds `INIT`).
+    static BUILDING: Cell<bool> = const { Cell::new(false) };
+}
 
 /// The global pool, started on first use with one thread per CPU this
 /// process may use (or `DREADPOOL_THREADS`), unless
@@ -52,32 +75,71 @@ pub fn global_pool() -> &'static ThreadPool {
     .unwrap_or_else(|error| panic!("dreadpool: the global pool could not start: {error}"))
 }
 
-/// Builds the global pool with `builder`, unless it is already there.
-pub(crate) fn build_global(builder: ThreadPoolBuilder) -> Result<&'static ThreadPool, BuildError> {
-    let mut builder = Some(builder);
-    let pool = initialise(|| builder.take().expect("built once").try_build())?;
-    if builder.is_some() {
-        // Someone else initialised it: our builder was never used.
+/// Builds the global pool with `build`, unless it is already there: then
+/// `build` is not called, and the answer is
+/// [`BuildError::GlobalPoolAlreadyInitialized`].
+pub(crate) fn build_global(
+    build: impl FnOnce() -> Result<ThreadPool, BuildError>,
+) -> Result<&'static ThreadPool, BuildError> {
+    let mut build = Some(build);
+    let pool = initialise(|| match build.take() {
+        Some(build) => build(),
+        // `initialise` calls its closure at most once.
+        None => unreachable!("the global pool is built once per call"),
+    })?;
+    if build.is_some() {
+        // Someone else initialised it: our build never ran.
         return Err(BuildError::GlobalPoolAlreadyInitialized);
     }
     Ok(pool)
 }
 
 /// Returns the global pool, building it with `build` (under the lock) if no
-/// one has. A failed build leaves the pool unset.
+/// one has. A failed build leaves the pool unset (see the module's docs).
+///
+/// # Panics
+///
+/// If called on a thread that is building the global pool (by the user
+/// code that build runs): the lock is this thread's already.
 fn initialise(
     build: impl FnOnce() -> Result<ThreadPool, BuildError>,
 ) -> Result<&'static ThreadPool, BuildError> {
+    if BUILDING.get() {
+        panic!(
+            "dreadpool: the global pool was used while this thread builds it \
+             (by its spawner or thread-name function), which would wait for itself"
+        );
+    }
     let _only_builder = INIT.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(pool) = GLOBAL_POOL.get() {
         return Ok(pool);
     }
-    let pool = build()?;
+    let pool = {
+        let _building = Building::enter();
+        build()?
+    };
     // Only lock holders set the cell, and we checked it under the lock.
     if GLOBAL_POOL.set(pool).is_err() {
         unreachable!("the global pool is set only under INIT");
     }
     Ok(GLOBAL_POOL.get().expect("just set"))
+}
+
+/// Marks this thread as building the global pool until dropped (a panic in
+/// the build included).
+struct Building;
+
+impl Building {
+    fn enter() -> Self {
+        BUILDING.set(true);
+        Building
+    }
+}
+
+impl Drop for Building {
+    fn drop(&mut self) {
+        BUILDING.set(false);
+    }
 }
 
 #[cfg(all(test, feature = "recorder"))]
