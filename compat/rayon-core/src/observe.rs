@@ -3,7 +3,8 @@
 //! [`from_env`] is called exactly once, by `global.rs`, right after this
 //! crate built the global pool (by
 //! [`build_global`](crate::ThreadPoolBuilder::build_global) or on first
-//! use). With the `observe` feature it hands the pool to
+//! use). With the `observe` feature (a default one, and so on in every
+//! rayon program: `rayon` asks for rayon-core's default features) it hands the pool to
 //! `dreadpool::metrics::observe::serve_from_env`: `DREADPOOL_SERVE` serves
 //! it to `dreadpool-top --attach` (snapshots and flight recordings, at the
 //! `tasks` level unless `DREADPOOL_RECORD` says otherwise),
@@ -37,8 +38,7 @@ pub(crate) fn from_env(_pool: &'static dreadpool::ThreadPool) {
     if let Some(var) = VARIABLES.iter().find(|v| std::env::var_os(v).is_some()) {
         eprintln!(
             "rayon-core (dreadpool): {var} is set, but this rayon-core was built without its \
-             `observe` feature (add `rayon-core = {{ version = \"1.13\", features = [\"observe\"] }}` \
-             to [dependencies]); the global pool is not observed"
+             default `observe` feature; the global pool is not observed"
         );
     }
 }
