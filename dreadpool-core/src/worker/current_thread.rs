@@ -38,14 +38,16 @@
 //! 2. **It does the idle worker's duty when it returns to the user.** The
 //!    pool's `join()` waiters and a shutdown's last sleepers are released
 //!    by a worker that, after completing tasks, registers to sleep (its
-//!    `SeqCst` fence), sees the pool idle and releases them (`idle.rs`).
+//!    `SeqCst` fence), sees the pool idle and releases them
+//!    (`WorkerThread::idle_duty`, `idle.rs`, where the argument is).
 //!    Worker 0 completes tasks and then returns to the user's code without
 //!    registering. So every nested wait of worker 0 ends with the same
 //!    step ([`CurrentThreadWait`]'s drop): a `SeqCst` fence after its
-//!    completion counts (pairing with the joiner's fence in
-//!    `IdleLatch::wait`, and with a sleeper's registration), then, if the
-//!    pool is idle, the joiners released and, at shutdown, every sleeper
-//!    woken to exit. Without it, a `join()` whose last task worker 0 ran
+//!    completion counts (in the place of the sleeper's registration fence:
+//!    it pairs with the joiner's fence in `IdleLatch::wait`, and with a
+//!    sleeper's registration), then the same `idle_duty`: if the pool is
+//!    idle, the joiners released and, at shutdown, every sleeper woken to
+//!    exit. Without it, a `join()` whose last task worker 0 ran
 //!    in a `yield_now` would wait forever (`tests/current_thread.rs`,
 //!    `a_join_elsewhere_returns_when_worker_0_ran_the_last_task`, and the
 //!    loom model `a_join_is_released_by_worker_0s_yield`, which catches
@@ -89,6 +91,7 @@
 //! is an outside thread again and may build another such pool.
 
 use super::current::{current_ptr, retire_current, set_current};
+use super::idle::IdleDuty;
 use super::{WorkerSeat, WorkerThread};
 use crate::registry::Registry;
 use crate::sync::atomic::{fence, Ordering};
@@ -159,7 +162,7 @@ impl Drop for CurrentThreadWait<'_> {
     fn drop(&mut self) {
         if let Some(worker) = self.worker {
             worker.user_waits.set(worker.user_waits.get() - 1);
-            back_to_the_user(&worker.registry);
+            back_to_the_user(worker);
         }
     }
 }
@@ -168,24 +171,17 @@ impl Drop for CurrentThreadWait<'_> {
 /// pool's joiners and, at shutdown, its last sleepers, if the pool is idle
 /// (module docs, point 2).
 #[cold]
-fn back_to_the_user(registry: &Registry) {
+fn back_to_the_user(worker: &WorkerThread) {
     // The broken variant returns to the user as if it had not run any task.
     if broken!("__broken_current_thread_no_release") {
         return;
     }
     // SeqCst fence: orders this thread's completion counts before the reads
-    // below, and pairs with the joiner's fence in `IdleLatch::wait` (either
-    // it sees our completions, or we see it waiting) and with a sleeper's
-    // in `Sleep::register_sleeper` (either its idle check sees our
-    // completions and it exits, or it is in the idle list `wake_all` takes).
+    // of the idle duty, in the place of a sleeper's registration fence (the
+    // argument is at `idle_duty`).
     fence(Ordering::SeqCst);
-    let shutting_down = registry.is_shutting_down();
-    if (shutting_down || registry.joiners().has_waiters()) && registry.counts().is_idle() {
-        registry
-            .joiners()
-            .release_waiters_if_idle(registry.counts());
-        if shutting_down {
-            registry.sleep().wake_all();
-        }
-    }
+    // Either way worker 0 returns to the user; unregistered, it is never
+    // handed a task here.
+    let duty = worker.idle_duty(false);
+    debug_assert!(!matches!(duty, IdleDuty::HandedOff(_)));
 }
