@@ -103,6 +103,9 @@ use std::rc::Rc;
 pub(crate) fn adopt(registry: &Arc<Registry>, seat: WorkerSeat) {
     let mut worker = WorkerThread::new(Arc::clone(registry), seat);
     worker.user_thread = true;
+    // Its spawns fail the common path's comparison and take the fenced one
+    // (point 1).
+    worker.unfenced_spawns_into = std::ptr::null();
     worker.refresh_record_level();
     let worker = Rc::new(worker);
     set_current(Some(worker));
