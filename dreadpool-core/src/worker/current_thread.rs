@@ -32,9 +32,13 @@
 //!    outside a wait, `sleep/awake.rs`), or the spawner sees the sleeper
 //!    and wakes it (the loom model `worker_0s_spawn_wakes_a_sleeping_peer`
 //!    catches `__broken_current_thread_local_notify`, the wake without the
-//!    fence). The test is one branch on a field of the worker already
-//!    in cache (`WorkerThread::push_local`); the other pools pay it, and
-//!    nothing more (`BENCHMARKS.md`).
+//!    fence). The other workers' spawns test nothing for it: a spawn
+//!    already compares the worker's pool with the spawn's
+//!    (`spawn/mod.rs`, `push_if_local`), and worker 0 is given a null
+//!    pointer to compare (`WorkerThread::unfenced_spawns_into`), so its
+//!    spawns fail that comparison and are recognised on the rare path
+//!    that follows, where they take `WorkerThread::push_local_fenced`
+//!    (`BENCHMARKS.md`, "use_current_thread on the spawn path").
 //! 2. **It does the idle worker's duty when it returns to the user.** The
 //!    pool's `join()` waiters and a shutdown's last sleepers are released
 //!    by a worker that, after completing tasks, registers to sleep (its
