@@ -138,6 +138,47 @@ fn tasks_spawned_on_worker_0_are_stolen_while_it_blocks_in_a_join() {
     });
 }
 
+/// The lost wake: worker 1 is asleep (registered and parking: the metrics
+/// report it `Sleeping` only past its second look), then worker 0 spawns
+/// into its own queue and blocks in the user's code, outside any wait of
+/// the pool's, so it runs nothing: only worker 1 can run the task, and only
+/// if worker 0's spawn wakes it (`current_thread.rs`, point 1). A lost wake
+/// strands the task, and the bounded wait fails the test instead of hanging.
+#[cfg(feature = "metrics")]
+#[test]
+fn worker_0s_spawn_wakes_worker_1_asleep() {
+    use dreadpool_core::WorkerState;
+    use std::time::Instant;
+    on_own_thread(|| {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(2)
+            .use_current_thread()
+            .build();
+        for round in 0..20 {
+            let deadline = Instant::now() + NEVER;
+            while pool.metrics().workers[1].state != WorkerState::Sleeping {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: worker 1 never fell asleep"
+                );
+                std::thread::yield_now();
+            }
+            let wakeups = pool.metrics().workers[1].wakeups;
+            let (sent, received) = mpsc::channel();
+            pool.spawn(move || sent.send(current_worker_index()).unwrap());
+            assert_eq!(
+                received.recv_timeout(NEVER),
+                Ok(Some(1)),
+                "round {round}: worker 1 was not woken for worker 0's spawn"
+            );
+            assert!(
+                pool.metrics().workers[1].wakeups > wakeups,
+                "round {round}: it ran the task without being woken"
+            );
+        }
+    });
+}
+
 /// Every task runs exactly once, over many pools built and dropped on the
 /// same thread, mixing worker 0's spawns and FIFO spawns, joins, scopes,
 /// yields, broadcasts and spawns from outside, with the pool dropped while
