@@ -7,12 +7,15 @@
 //! Nothing here uses the global pool: `build_global_on_a_worker_is_refused`
 //! relies on it being unset.
 
+mod common;
+
+use common::Gate;
 use dreadpool_core::{
     current_worker_index, yield_now, BuildError, PanicPolicy, ThreadPoolBuilder, Yield,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Long enough to mean "never" on a loaded 2-CPU machine.
@@ -179,6 +182,42 @@ fn worker_0s_spawn_wakes_worker_1_asleep() {
     });
 }
 
+/// A `join()` on another thread waits for a task worker 0 spawned: worker
+/// 0's spawns (its own path, `push_local_fenced`) are counted as the pool's,
+/// so the pool is not idle while one runs. The first join is given a short
+/// time, and must use all of it: the task is held until after it.
+#[test]
+fn a_join_elsewhere_waits_for_worker_0s_spawns() {
+    on_own_thread(|| {
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .with_threads(2)
+                .use_current_thread()
+                .build(),
+        );
+        let (started, is_started) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        pool.spawn(move || {
+            started.send(current_worker_index()).unwrap();
+            let _ = released.recv();
+        });
+        assert_eq!(is_started.recv_timeout(NEVER).unwrap(), Some(1));
+        let join_for = |timeout| {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || pool.join_timeout(timeout))
+                .join()
+                .unwrap()
+        };
+        assert!(
+            !join_for(Duration::from_millis(200)),
+            "a join returned while worker 0's spawn still ran"
+        );
+        drop(release);
+        assert!(join_for(NEVER), "the join was never released");
+        drop(Arc::into_inner(pool).unwrap());
+    });
+}
+
 /// Every task runs exactly once, over many pools built and dropped on the
 /// same thread, mixing worker 0's spawns and FIFO spawns, joins, scopes,
 /// yields, broadcasts and spawns from outside, with the pool dropped while
@@ -251,13 +290,16 @@ fn stress_every_task_runs_exactly_once() {
 }
 
 /// The start and exit handlers run for every worker thread the pool starts,
-/// and never for index 0, the user's thread.
+/// and never for index 0, the user's thread. (The handlers arrive at a gate
+/// instead of waiting at a barrier: a handler run for index 0, on this
+/// thread, would have filled the barrier and left this thread's own wait
+/// hanging, where now the test fails.)
 #[test]
 fn start_and_exit_handlers_skip_worker_0() {
     on_own_thread(|| {
         let started = Arc::new(Mutex::new(Vec::new()));
         let ended = Arc::new(Mutex::new(Vec::new()));
-        let all_started = Arc::new(Barrier::new(3));
+        let all_started = Arc::new(Gate::new());
         let pool = {
             let (started, ended, all_started) = (
                 Arc::clone(&started),
@@ -269,12 +311,12 @@ fn start_and_exit_handlers_skip_worker_0() {
                 .use_current_thread()
                 .with_start_handler(move |index| {
                     started.lock().unwrap().push(index);
-                    all_started.wait();
+                    all_started.arrive();
                 })
                 .with_exit_handler(move |index| ended.lock().unwrap().push(index))
                 .build()
         };
-        all_started.wait(); // both started threads ran their handler
+        assert!(all_started.wait_for(2), "the started threads' handlers ran");
         drop(pool); // joins them: their exit handlers ran
         let mut started = started.lock().unwrap().clone();
         let mut ended = ended.lock().unwrap().clone();
