@@ -109,8 +109,9 @@ fn use_current_thread_basic() {
 
 /// Worker 0 spawns tasks, then blocks in the first half of a join until all
 /// of them ran: only worker 1 can run them, by stealing from worker 0's
-/// queue, and it must be woken for them (worker 0's spawns wake with a
-/// fence: `current_thread.rs`, point 1).
+/// queue. (The join's shared fork wakes worker 1 too, so this test passes
+/// even when worker 0's spawns wake nobody: the wake itself is
+/// `worker_0s_spawn_wakes_worker_1_asleep`'s.)
 #[test]
 fn tasks_spawned_on_worker_0_are_stolen_while_it_blocks_in_a_join() {
     on_own_thread(|| {
