@@ -445,7 +445,12 @@ fn worker_0_thread_exiting_leaves_its_tasks_to_the_others() {
         })
     };
     drop(release);
-    assert!(pool.join_timeout(NEVER), "tasks stranded in seat 0");
+    if !pool.join_timeout(NEVER) {
+        // Dropped, the pool would wait for the stranded tasks forever, and
+        // the test would hang instead of failing.
+        std::mem::forget(pool);
+        panic!("tasks stranded in seat 0");
+    }
     assert_eq!(ran.load(Ordering::Relaxed), TASKS + 100 + 200);
     let indices = Mutex::new(Vec::new());
     pool.broadcast(|index| indices.lock().unwrap().push(index));
