@@ -16,7 +16,7 @@ use dreadpool_core::{
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Long enough to mean "never" on a loaded 2-CPU machine.
 const NEVER: Duration = Duration::from_secs(60);
@@ -152,7 +152,6 @@ fn tasks_spawned_on_worker_0_are_stolen_while_it_blocks_in_a_join() {
 #[test]
 fn worker_0s_spawn_wakes_worker_1_asleep() {
     use dreadpool_core::WorkerState;
-    use std::time::Instant;
     on_own_thread(|| {
         let pool = ThreadPoolBuilder::new()
             .with_threads(2)
@@ -402,13 +401,21 @@ fn a_join_elsewhere_returns_when_worker_0_ran_the_last_task() {
                 let pool = Arc::clone(&pool);
                 std::thread::spawn(move || {
                     joining.send(()).unwrap();
-                    pool.join_timeout(NEVER)
+                    let start = Instant::now();
+                    let idle = pool.join_timeout(NEVER);
+                    (idle, start.elapsed())
                 })
             };
             is_joining.recv().unwrap();
             std::thread::yield_now();
             assert_eq!(yield_now(), Some(Yield::Executed), "round {round}");
-            assert!(joiner.join().unwrap(), "round {round}: join never released");
+            // Timed as well: at its deadline a join looks at the counts once
+            // more and returns true if the pool went idle unannounced.
+            let (idle, waited) = joiner.join().unwrap();
+            assert!(
+                idle && waited < NEVER,
+                "round {round}: join never released (returned {idle} after {waited:?})"
+            );
         }
         // The last Arc here: the drop leaves seat 0 and joins.
         drop(Arc::into_inner(pool).unwrap());
