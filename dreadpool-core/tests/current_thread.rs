@@ -7,13 +7,16 @@
 //! Nothing here uses the global pool: `build_global_on_a_worker_is_refused`
 //! relies on it being unset.
 
+mod common;
+
+use common::Gate;
 use dreadpool_core::{
     current_worker_index, yield_now, BuildError, PanicPolicy, ThreadPoolBuilder, Yield,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Barrier, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Long enough to mean "never" on a loaded 2-CPU machine.
 const NEVER: Duration = Duration::from_secs(60);
@@ -106,8 +109,9 @@ fn use_current_thread_basic() {
 
 /// Worker 0 spawns tasks, then blocks in the first half of a join until all
 /// of them ran: only worker 1 can run them, by stealing from worker 0's
-/// queue, and it must be woken for them (worker 0's spawns wake with a
-/// fence: `current_thread.rs`, point 1).
+/// queue. (The join's shared fork wakes worker 1 too, so this test passes
+/// even when worker 0's spawns wake nobody: the wake itself is
+/// `worker_0s_spawn_wakes_worker_1_asleep`'s.)
 #[test]
 fn tasks_spawned_on_worker_0_are_stolen_while_it_blocks_in_a_join() {
     on_own_thread(|| {
@@ -135,6 +139,82 @@ fn tasks_spawned_on_worker_0_are_stolen_while_it_blocks_in_a_join() {
             let ran_on = ran_on.unwrap_or_else(|_| panic!("round {round}: tasks stranded"));
             assert_eq!(ran_on, [Some(1); TASKS], "round {round}");
         }
+    });
+}
+
+/// The lost wake: worker 1 is asleep (registered and parking: the metrics
+/// report it `Sleeping` only past its second look), then worker 0 spawns
+/// into its own queue and blocks in the user's code, outside any wait of
+/// the pool's, so it runs nothing: only worker 1 can run the task, and only
+/// if worker 0's spawn wakes it (`current_thread.rs`, point 1). A lost wake
+/// strands the task, and the bounded wait fails the test instead of hanging.
+#[cfg(feature = "metrics")]
+#[test]
+fn worker_0s_spawn_wakes_worker_1_asleep() {
+    use dreadpool_core::WorkerState;
+    on_own_thread(|| {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(2)
+            .use_current_thread()
+            .build();
+        for round in 0..20 {
+            let deadline = Instant::now() + NEVER;
+            while pool.metrics().workers[1].state != WorkerState::Sleeping {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: worker 1 never fell asleep"
+                );
+                std::thread::yield_now();
+            }
+            let wakeups = pool.metrics().workers[1].wakeups;
+            let (sent, received) = mpsc::channel();
+            pool.spawn(move || sent.send(current_worker_index()).unwrap());
+            assert_eq!(
+                received.recv_timeout(NEVER),
+                Ok(Some(1)),
+                "round {round}: worker 1 was not woken for worker 0's spawn"
+            );
+            assert!(
+                pool.metrics().workers[1].wakeups > wakeups,
+                "round {round}: it ran the task without being woken"
+            );
+        }
+    });
+}
+
+/// A `join()` on another thread waits for a task worker 0 spawned: worker
+/// 0's spawns (its own path, `push_local_fenced`) are counted as the pool's,
+/// so the pool is not idle while one runs. The first join is given a short
+/// time, and must use all of it: the task is held until after it.
+#[test]
+fn a_join_elsewhere_waits_for_worker_0s_spawns() {
+    on_own_thread(|| {
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .with_threads(2)
+                .use_current_thread()
+                .build(),
+        );
+        let (started, is_started) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        pool.spawn(move || {
+            started.send(current_worker_index()).unwrap();
+            let _ = released.recv();
+        });
+        assert_eq!(is_started.recv_timeout(NEVER).unwrap(), Some(1));
+        let join_for = |timeout| {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || pool.join_timeout(timeout))
+                .join()
+                .unwrap()
+        };
+        assert!(
+            !join_for(Duration::from_millis(200)),
+            "a join returned while worker 0's spawn still ran"
+        );
+        drop(release);
+        assert!(join_for(NEVER), "the join was never released");
+        drop(Arc::into_inner(pool).unwrap());
     });
 }
 
@@ -210,13 +290,16 @@ fn stress_every_task_runs_exactly_once() {
 }
 
 /// The start and exit handlers run for every worker thread the pool starts,
-/// and never for index 0, the user's thread.
+/// and never for index 0, the user's thread. (The handlers arrive at a gate
+/// instead of waiting at a barrier: a handler run for index 0, on this
+/// thread, would have filled the barrier and left this thread's own wait
+/// hanging, where now the test fails.)
 #[test]
 fn start_and_exit_handlers_skip_worker_0() {
     on_own_thread(|| {
         let started = Arc::new(Mutex::new(Vec::new()));
         let ended = Arc::new(Mutex::new(Vec::new()));
-        let all_started = Arc::new(Barrier::new(3));
+        let all_started = Arc::new(Gate::new());
         let pool = {
             let (started, ended, all_started) = (
                 Arc::clone(&started),
@@ -228,12 +311,12 @@ fn start_and_exit_handlers_skip_worker_0() {
                 .use_current_thread()
                 .with_start_handler(move |index| {
                     started.lock().unwrap().push(index);
-                    all_started.wait();
+                    all_started.arrive();
                 })
                 .with_exit_handler(move |index| ended.lock().unwrap().push(index))
                 .build()
         };
-        all_started.wait(); // both started threads ran their handler
+        assert!(all_started.wait_for(2), "the started threads' handlers ran");
         drop(pool); // joins them: their exit handlers ran
         let mut started = started.lock().unwrap().clone();
         let mut ended = ended.lock().unwrap().clone();
@@ -318,13 +401,21 @@ fn a_join_elsewhere_returns_when_worker_0_ran_the_last_task() {
                 let pool = Arc::clone(&pool);
                 std::thread::spawn(move || {
                     joining.send(()).unwrap();
-                    pool.join_timeout(NEVER)
+                    let start = Instant::now();
+                    let idle = pool.join_timeout(NEVER);
+                    (idle, start.elapsed())
                 })
             };
             is_joining.recv().unwrap();
             std::thread::yield_now();
             assert_eq!(yield_now(), Some(Yield::Executed), "round {round}");
-            assert!(joiner.join().unwrap(), "round {round}: join never released");
+            // Timed as well: at its deadline a join looks at the counts once
+            // more and returns true if the pool went idle unannounced.
+            let (idle, waited) = joiner.join().unwrap();
+            assert!(
+                idle && waited < NEVER,
+                "round {round}: join never released (returned {idle} after {waited:?})"
+            );
         }
         // The last Arc here: the drop leaves seat 0 and joins.
         drop(Arc::into_inner(pool).unwrap());
@@ -361,7 +452,12 @@ fn worker_0_thread_exiting_leaves_its_tasks_to_the_others() {
         })
     };
     drop(release);
-    assert!(pool.join_timeout(NEVER), "tasks stranded in seat 0");
+    if !pool.join_timeout(NEVER) {
+        // Dropped, the pool would wait for the stranded tasks forever, and
+        // the test would hang instead of failing.
+        std::mem::forget(pool);
+        panic!("tasks stranded in seat 0");
+    }
     assert_eq!(ran.load(Ordering::Relaxed), TASKS + 100 + 200);
     let indices = Mutex::new(Vec::new());
     pool.broadcast(|index| indices.lock().unwrap().push(index));

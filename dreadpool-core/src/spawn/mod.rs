@@ -166,9 +166,50 @@ fn push_if_local<T: IntoTask>(
     // destroyed: `worker/current.rs`), and nothing below runs code that
     // could clear it: making the task and pushing it run no user code.
     let worker = unsafe { &*worker };
-    if !std::ptr::eq(worker.registry(), registry) {
-        return Err((task, envelope));
+    // A worker of this pool, and not a `use_current_thread` pool's worker 0
+    // (whose field is null): one comparison for both, so that the spawns
+    // of every other worker pay no test for worker 0's fence.
+    if !std::ptr::eq(worker.unfenced_spawns_into(), registry) {
+        // Tested here, not in the out-of-line call, which would otherwise
+        // have to hand the task back: the outside spawn's path, which
+        // leaves at the null test above, stays as short as before.
+        if !(worker.is_user_thread() && std::ptr::eq(worker.registry(), registry)) {
+            return Err((task, envelope));
+        }
+        push_from_worker_0(worker, registry, task, envelope);
+        return Ok(());
     }
+    push_local_from(worker, registry, task, envelope, false);
+    Ok(())
+}
+
+/// [`push_if_local`] on worker 0 of `registry`'s pool by
+/// `use_current_thread`: pushes `task` to its local queue with the fenced
+/// wake (`worker/current_thread.rs`, point 1).
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn push_from_worker_0<T: IntoTask>(
+    worker: &worker::WorkerThread,
+    registry: &Registry,
+    task: T,
+    envelope: Envelope,
+) {
+    push_local_from(worker, registry, task, envelope, true);
+}
+
+/// Pushes `task` to `worker`'s local queue (`registry` is its pool); with
+/// the outside spawn's fence on the wake when `fenced` (a constant at each
+/// call).
+#[inline(always)]
+#[track_caller]
+fn push_local_from<T: IntoTask>(
+    worker: &worker::WorkerThread,
+    registry: &Registry,
+    task: T,
+    envelope: Envelope,
+    fenced: bool,
+) {
     // (The pool's counters through `registry`, already at hand: through the
     // worker's own pointer to its pool it was one more load a spawn.)
     let sampled_at = worker.sample_spawn(registry.counters());
@@ -180,8 +221,9 @@ fn push_if_local<T: IntoTask>(
         let id = worker.next_task_id();
         let site = std::panic::Location::caller();
         worker.push_local_recorded(envelope.into_task(task, sampled_at, Some(id)), id, site);
+    } else if fenced {
+        worker.push_local_fenced(envelope.into_task(task, sampled_at, None));
     } else {
         worker.push_local(envelope.into_task(task, sampled_at, None));
     }
-    Ok(())
 }

@@ -32,20 +32,26 @@
 //!    outside a wait, `sleep/awake.rs`), or the spawner sees the sleeper
 //!    and wakes it (the loom model `worker_0s_spawn_wakes_a_sleeping_peer`
 //!    catches `__broken_current_thread_local_notify`, the wake without the
-//!    fence). The test is one branch on a field of the worker already
-//!    in cache (`WorkerThread::push_local`); the other pools pay it, and
-//!    nothing more (`BENCHMARKS.md`).
+//!    fence). The other workers' spawns test nothing for it: a spawn
+//!    already compares the worker's pool with the spawn's
+//!    (`spawn/mod.rs`, `push_if_local`), and worker 0 is given a null
+//!    pointer to compare (`WorkerThread::unfenced_spawns_into`), so its
+//!    spawns fail that comparison and are recognised on the rare path
+//!    that follows, where they take `WorkerThread::push_local_fenced`
+//!    (`BENCHMARKS.md`, "use_current_thread on the spawn path").
 //! 2. **It does the idle worker's duty when it returns to the user.** The
 //!    pool's `join()` waiters and a shutdown's last sleepers are released
 //!    by a worker that, after completing tasks, registers to sleep (its
-//!    `SeqCst` fence), sees the pool idle and releases them (`idle.rs`).
+//!    `SeqCst` fence), sees the pool idle and releases them
+//!    (`WorkerThread::idle_duty`, `idle.rs`, where the argument is).
 //!    Worker 0 completes tasks and then returns to the user's code without
 //!    registering. So every nested wait of worker 0 ends with the same
 //!    step ([`CurrentThreadWait`]'s drop): a `SeqCst` fence after its
-//!    completion counts (pairing with the joiner's fence in
-//!    `IdleLatch::wait`, and with a sleeper's registration), then, if the
-//!    pool is idle, the joiners released and, at shutdown, every sleeper
-//!    woken to exit. Without it, a `join()` whose last task worker 0 ran
+//!    completion counts (in the place of the sleeper's registration fence:
+//!    it pairs with the joiner's fence in `IdleLatch::wait`, and with a
+//!    sleeper's registration), then the same `idle_duty`: if the pool is
+//!    idle, the joiners released and, at shutdown, every sleeper woken to
+//!    exit. Without it, a `join()` whose last task worker 0 ran
 //!    in a `yield_now` would wait forever (`tests/current_thread.rs`,
 //!    `a_join_elsewhere_returns_when_worker_0_ran_the_last_task`, and the
 //!    loom model `a_join_is_released_by_worker_0s_yield`, which catches
@@ -89,6 +95,7 @@
 //! is an outside thread again and may build another such pool.
 
 use super::current::{current_ptr, retire_current, set_current};
+use super::idle::IdleDuty;
 use super::{WorkerSeat, WorkerThread};
 use crate::registry::Registry;
 use crate::sync::atomic::{fence, Ordering};
@@ -100,6 +107,9 @@ use std::rc::Rc;
 pub(crate) fn adopt(registry: &Arc<Registry>, seat: WorkerSeat) {
     let mut worker = WorkerThread::new(Arc::clone(registry), seat);
     worker.user_thread = true;
+    // Its spawns fail the common path's comparison and take the fenced one
+    // (point 1).
+    worker.unfenced_spawns_into = std::ptr::null();
     worker.refresh_record_level();
     let worker = Rc::new(worker);
     set_current(Some(worker));
@@ -159,7 +169,7 @@ impl Drop for CurrentThreadWait<'_> {
     fn drop(&mut self) {
         if let Some(worker) = self.worker {
             worker.user_waits.set(worker.user_waits.get() - 1);
-            back_to_the_user(&worker.registry);
+            back_to_the_user(worker);
         }
     }
 }
@@ -168,24 +178,17 @@ impl Drop for CurrentThreadWait<'_> {
 /// pool's joiners and, at shutdown, its last sleepers, if the pool is idle
 /// (module docs, point 2).
 #[cold]
-fn back_to_the_user(registry: &Registry) {
+fn back_to_the_user(worker: &WorkerThread) {
     // The broken variant returns to the user as if it had not run any task.
     if broken!("__broken_current_thread_no_release") {
         return;
     }
     // SeqCst fence: orders this thread's completion counts before the reads
-    // below, and pairs with the joiner's fence in `IdleLatch::wait` (either
-    // it sees our completions, or we see it waiting) and with a sleeper's
-    // in `Sleep::register_sleeper` (either its idle check sees our
-    // completions and it exits, or it is in the idle list `wake_all` takes).
+    // of the idle duty, in the place of a sleeper's registration fence (the
+    // argument is at `idle_duty`).
     fence(Ordering::SeqCst);
-    let shutting_down = registry.is_shutting_down();
-    if (shutting_down || registry.joiners().has_waiters()) && registry.counts().is_idle() {
-        registry
-            .joiners()
-            .release_waiters_if_idle(registry.counts());
-        if shutting_down {
-            registry.sleep().wake_all();
-        }
-    }
+    // Either way worker 0 returns to the user; unregistered, it is never
+    // handed a task here.
+    let duty = worker.idle_duty(false);
+    debug_assert!(!matches!(duty, IdleDuty::HandedOff(_)));
 }

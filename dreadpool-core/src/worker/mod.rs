@@ -94,6 +94,14 @@ pub(crate) struct WorkerThread {
     /// (`current_thread.rs`): its spawns wake with a fence, its waits end
     /// with an idle worker's duty. Set once, before the worker is current.
     user_thread: bool,
+    /// The pool whose spawns this worker pushes on the spawn's common path
+    /// (`spawn/mod.rs`, `push_if_local`), woken without a fence: its own
+    /// pool; null on worker 0 of a `use_current_thread` pool, so that the
+    /// one comparison that finds a worker of the spawn's pool also sends
+    /// worker 0's spawns to the path that fences (`push_local_fenced`),
+    /// and the other workers' spawns pay no test of `user_thread`. Set
+    /// with `user_thread`.
+    unfenced_spawns_into: *const Registry,
     /// How many nested waits such a worker is in (`CurrentThreadWait`).
     user_waits: Cell<u32>,
 }
@@ -103,6 +111,7 @@ impl WorkerThread {
         let seed = (state.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let seat_ring = registry.recorder().seat_ring(state.index);
         let forks = ForkSharing::new(&registry, state.index);
+        let unfenced_spawns_into: *const Registry = &*registry;
         WorkerThread {
             registry,
             state,
@@ -117,6 +126,7 @@ impl WorkerThread {
             forks,
             user_thread: false,
             user_waits: Cell::new(0),
+            unfenced_spawns_into,
         }
     }
 
@@ -129,6 +139,20 @@ impl WorkerThread {
     /// The pool this worker belongs to.
     pub(crate) fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The pool whose spawns take the common path from this worker (see
+    /// the field): its own, or null on a `use_current_thread` pool's
+    /// worker 0.
+    #[inline(always)]
+    pub(crate) fn unfenced_spawns_into(&self) -> *const Registry {
+        self.unfenced_spawns_into
+    }
+
+    /// Whether this is worker 0 of a `use_current_thread` pool, on the
+    /// user's thread (`current_thread.rs`).
+    pub(crate) fn is_user_thread(&self) -> bool {
+        self.user_thread
     }
 
     /// This worker's forks (`fork_join/sharing.rs`).
@@ -153,24 +177,37 @@ impl WorkerThread {
 
     /// A spawn from one of this worker's tasks: counted, pushed to its own
     /// queue, and a sleeper woken if nobody searches (no fence: see
-    /// `Sleep::notify_local_task`; with one on a `use_current_thread`
-    /// pool's worker 0, which may not come back to run it:
-    /// `current_thread.rs`, point 1).
+    /// `Sleep::notify_local_task`). Not on a `use_current_thread` pool's
+    /// worker 0, which may not come back to run it: that one's spawns take
+    /// [`push_local_fenced`](Self::push_local_fenced).
     pub(crate) fn push_local(&self, task: Task) {
+        self.registry.counts().local_spawned(self.state.index);
+        self.state.queue.push(task);
+        self.registry.sleep().notify_local_task();
+    }
+
+    /// [`push_local`](Self::push_local) on worker 0 of a
+    /// `use_current_thread` pool: the sleeper woken with the fence of an
+    /// outside spawn (`current_thread.rs`, point 1). Its spawns come here
+    /// through the common path's failed comparison (`unfenced_spawns_into`),
+    /// so that the other workers' spawns test nothing for it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn push_local_fenced(&self, task: Task) {
         self.registry.counts().local_spawned(self.state.index);
         self.state.queue.push(task);
         // The broken variant wakes for worker 0's spawns as for any other
         // worker's, without the fence.
-        if self.user_thread && !broken!("__broken_current_thread_local_notify") {
-            crate::hint::cold_path();
-            self.registry.sleep().notify_external_task();
-        } else {
+        if broken!("__broken_current_thread_local_notify") {
             self.registry.sleep().notify_local_task();
+        } else {
+            self.registry.sleep().notify_external_task();
         }
     }
 
-    /// [`push_local`](Self::push_local) while the flight recorder records
-    /// spawns: recorded first (`id` is the task's identity).
+    /// [`push_local`](Self::push_local) (or its fenced variant) while the
+    /// flight recorder records spawns: recorded first (`id` is the task's
+    /// identity).
     #[inline(never)]
     pub(crate) fn push_local_recorded(
         &self,
@@ -181,7 +218,11 @@ impl WorkerThread {
         // SAFETY: this worker holds its pool (`registry`), which owns the
         // recorder, and is the thread in the ring's seat.
         unsafe { self.seat_ring.spawned_local(id, site) };
-        self.push_local(task);
+        if self.user_thread {
+            self.push_local_fenced(task);
+        } else {
+            self.push_local(task);
+        }
     }
 
     /// Where this worker reports its state changes.
