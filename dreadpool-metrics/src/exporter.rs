@@ -572,10 +572,16 @@ fn tick_loop(shared: &Shared, stopped: &Receiver<()>) {
         let seq = shared.seq.fetch_add(1, Ordering::Relaxed) + 1;
         let frame = shared.frame(seq);
         shared.stats.frames.fetch_add(1, Ordering::Relaxed);
-        *lock(&shared.last_frame) = Some(Arc::clone(&frame));
         let mut gone = Vec::new();
         {
             let mut clients = lock(&shared.clients);
+            // Published under the clients' lock, which `admit` holds while
+            // it greets a new client with the latest frame and adds it: a
+            // client is either greeted with an older frame and then sent
+            // this one, or greeted with this one and not sent it again
+            // (published before taking the lock, a client admitted in
+            // between got this frame twice).
+            *lock(&shared.last_frame) = Some(Arc::clone(&frame));
             clients.retain_mut(|client| {
                 if !client.alive.load(Ordering::SeqCst) {
                     client.conn.shutdown();
