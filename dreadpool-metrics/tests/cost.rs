@@ -56,7 +56,7 @@ fn cost_of_sampling_and_serialising() {
         let snapshot = Snapshot::from(&pool.metrics());
         // serde_json here, as an outside reader of the wire would; the
         // exporter's own codec (crate-private) is timed against it by
-        // `json::tests::cost` (BENCHMARKS.md, "the wire's JSON codec").
+        // `json::tests::cost` (BENCHMARKS.md, "The wire's JSON").
         let json = serde_json::to_vec(&snapshot).unwrap();
         let serialise = per_call(2000, || {
             std::hint::black_box(serde_json::to_vec(&snapshot).unwrap());
