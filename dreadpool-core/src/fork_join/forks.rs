@@ -25,6 +25,14 @@ pub(crate) struct LatentForks {
 /// what it grew to).
 const INITIAL_DEPTH: usize = 64;
 
+/// The most latent forks a worker holds: a join on a worker that already
+/// holds this many forks nothing and runs both halves in place
+/// (`README.md`, "The latent window"). Sharing takes the oldest latent fork
+/// first, so a fork above this many older latent ones would be shared only
+/// after all of them; the window keeps the largest pieces on offer and
+/// spares the small ones below it the fork's stores.
+pub(crate) const LATENT_WINDOW: usize = 8;
+
 impl LatentForks {
     pub(crate) fn new() -> Self {
         LatentForks {
@@ -58,6 +66,15 @@ impl LatentForks {
         } else {
             false
         }
+    }
+
+    /// Whether [`LATENT_WINDOW`] forks are latent: a join now forks
+    /// nothing.
+    #[inline(always)]
+    pub(crate) fn is_full(&self) -> bool {
+        // SAFETY: as in `push`.
+        let depth = unsafe { (*self.stack.get()).len() };
+        depth - self.shared.get() >= LATENT_WINDOW
     }
 
     /// Marks the oldest latent fork shared and returns it, if there is one.
@@ -193,6 +210,25 @@ mod tests {
         latent.push(c);
         assert_eq!(latent.latent(), 1);
         assert!(!latent.pop(c));
+    }
+
+    #[test]
+    fn the_window_counts_latent_forks_only() {
+        let jobs: Vec<_> = (0..=LATENT_WINDOW).map(|_| job()).collect();
+        let refs: Vec<_> = jobs.iter().map(|j| j.as_job_ref()).collect();
+        let latent = LatentForks::new();
+        for &job in &refs[..LATENT_WINDOW - 1] {
+            latent.push(job);
+        }
+        assert!(!latent.is_full(), "one place left");
+        latent.push(refs[LATENT_WINDOW - 1]);
+        assert!(latent.is_full());
+        assert_eq!(latent.share_oldest(), Some(refs[0]));
+        assert!(!latent.is_full(), "a shared fork leaves the window");
+        latent.push(refs[LATENT_WINDOW]);
+        assert!(latent.is_full());
+        assert!(!latent.pop(refs[LATENT_WINDOW]), "the newest was latent");
+        assert!(!latent.is_full(), "a finished join leaves the window");
     }
 
     #[test]
