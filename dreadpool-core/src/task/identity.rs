@@ -172,6 +172,7 @@ impl Task {
 mod tests {
     use super::*;
     use crate::task::tests::Tally;
+    #[cfg(feature = "recorder")]
     use crate::task::IntoTask;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
