@@ -317,6 +317,48 @@ fn joins_inside_install_of_another_pool_fork_on_that_pool() {
 }
 
 #[test]
+fn a_worker_waiting_inside_a_runs_its_own_shared_fork() {
+    // The join's `b` is shared at once (one peer: one shared fork), but the
+    // peer is held busy by the gate task, so only the joining worker can
+    // run `b`; and `a`, in an install on another pool, returns only after
+    // `b` ran. The joining worker must take its own fork back while it
+    // waits: if it could not, `a` would time out (after HANG) with the
+    // fork still on offer.
+    let pool = named(2, "fjown");
+    let other = named(1, "fjownother");
+    let (gate, gate_rx) = mpsc::channel::<()>();
+    let (busy, busy_rx) = mpsc::channel::<()>();
+    let (ran, ran_rx) = mpsc::channel::<String>();
+    // (Receivers are not `Sync`; the closures below borrow them.)
+    let (busy_rx, ran_rx) = (Mutex::new(busy_rx), Mutex::new(ran_rx));
+    let (joiner, seen) = pool.install(|| {
+        // The gate task goes to this worker's queue; only the other worker
+        // can run it, since this one blocks until it has started.
+        let this_pool = dreadpool_core::current().expect("install runs on a worker");
+        this_pool.spawn(move || {
+            busy.send(()).unwrap();
+            gate_rx.recv().unwrap();
+        });
+        busy_rx
+            .lock()
+            .unwrap()
+            .recv_timeout(HANG)
+            .expect("the other worker took the gate task");
+        let (seen, ()) = join(
+            || other.install(|| ran_rx.lock().unwrap().recv_timeout(HANG)),
+            move || ran.send(thread_name()).unwrap(),
+        );
+        (thread_name(), seen)
+    });
+    gate.send(()).unwrap();
+    assert_eq!(
+        seen.as_deref(),
+        Ok(joiner.as_str()),
+        "b ran on the worker waiting in a"
+    );
+}
+
+#[test]
 fn install_from_a_worker_of_another_pool_keeps_running_that_pools_work() {
     // One worker each: the task queued on `a` has nobody but the worker
     // waiting in `b.install` to run it, and `f` cannot return before it

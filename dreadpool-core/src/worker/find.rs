@@ -42,6 +42,25 @@ impl WorkerThread {
             .or_else(|| self.pull_global())
     }
 
+    /// What a worker waiting inside a task for a task latch (a scope, a
+    /// handle, an `install` on another pool) runs meanwhile: what
+    /// [`find_task`](Self::find_task) finds, and else its own shared forks,
+    /// newest first.
+    ///
+    /// The wait may sit inside the `a` of joins whose forks this worker
+    /// shared. Only it can take those back, and `find_task` never does (in
+    /// the main loop it has none). Without this look a shared fork that no
+    /// peer took (a peer busy, or asleep after a wake that sharing skips:
+    /// `Sleep::notify_local_task`) waited for the end of the wait, which
+    /// may depend on it; and the worker's second look before sleeping saw
+    /// the fork as work and sent it searching again, so it spun until then.
+    /// Last, after every other source: a peer may be about to take the
+    /// fork, and this worker's own queue and its pool's queues come first
+    /// as in any loop.
+    pub(super) fn find_task_in_wait(&self) -> Option<Task> {
+        self.find_task().or_else(|| self.forks.take_own_newest())
+    }
+
     /// [`pull_global`](Self::pull_global) for a worker that ran out of local
     /// work, paused when its recent pulls drained the global queue (see
     /// `pull_pacer.rs`).

@@ -53,8 +53,11 @@ impl WorkerThread {
             }
             let found = if woken {
                 self.find_task_after_wake()
-            } else if until.is_some_and(|t| matches!(t.latch, WaitLatch::Fork(_))) {
-                self.find_task_in_join()
+            } else if let Some(target) = until {
+                match target.latch {
+                    WaitLatch::Fork(_) => self.find_task_in_join(),
+                    WaitLatch::Task(_) => self.find_task_in_wait(),
+                }
             } else {
                 self.find_task()
             };
