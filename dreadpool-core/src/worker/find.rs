@@ -48,15 +48,17 @@ impl WorkerThread {
     /// newest first.
     ///
     /// The wait may sit inside the `a` of joins whose forks this worker
-    /// shared. Only it can take those back, and `find_task` never does (in
-    /// the main loop it has none). Without this look a shared fork that no
-    /// peer took (a peer busy, or asleep after a wake that sharing skips:
-    /// `Sleep::notify_local_task`) waited for the end of the wait, which
-    /// may depend on it; and the worker's second look before sleeping saw
-    /// the fork as work and sent it searching again, so it spun until then.
+    /// shared. Peers take such forks from its list, but `find_task` never
+    /// looks at the worker's own list (in the main loop it is empty).
+    /// Without this look a shared fork that no peer took (a peer busy, or
+    /// asleep after a wake that sharing skips: `Sleep::notify_local_task`)
+    /// waited for the end of the wait, which may depend on it; and the
+    /// worker's second look before sleeping saw the fork as work and sent
+    /// it searching again, so it spun until then.
     /// Last, after every other source: a peer may be about to take the
     /// fork, and this worker's own queue and its pool's queues come first
-    /// as in any loop.
+    /// as in any loop. Off the main loop's path: it cost nothing measurable
+    /// (`BENCHMARKS.md`, "Core design figures": worker-wait-own-forks).
     pub(super) fn find_task_in_wait(&self) -> Option<Task> {
         self.find_task().or_else(|| self.forks.take_own_newest())
     }
