@@ -11,6 +11,16 @@
 #       time limit (a part that overruns is cut, the rest still runs), writing
 #       one Markdown file per part to OUTDIR (default: $OUT, else ./sixteen).
 #       About 8 minutes on a quiet 16-core machine.
+#   dreadpool-bench/scripts/sixteen-cores.sh build-windows DIR
+#       Adds `compare-w4` and `compare-w16`: `compare` with the fork-join
+#       latent window at 4 and at 16 forks instead of 8 (`--cfg
+#       dreadpool_latent_window`, `fork_join/forks.rs`), each in a target
+#       folder of its own, since the flag rebuilds every crate.
+#   dreadpool-bench/scripts/sixteen-cores.sh windows DIR [OUTDIR]
+#       The fork-join rows at 16 threads with windows of 8, 4, 16, 8, 4, 16
+#       (two runs each, in turns), one file per run: the comparison that
+#       BENCHMARKS.md's "The latent window" leaves to a many-core machine.
+#       A second call, after `run`: each part is limited to 60 s, 6 in all.
 #
 # DIR must be ignored by git (a folder named in .git/info/exclude) so that it
 # can travel as an ignored path. `--quiet-wait 0`: the machine is lent whole.
@@ -27,6 +37,21 @@ build() {
   cargo build --quiet --release -p dreadpool-bench --features metrics,recorder --bin compare --bin structure
   cp "$target"/release/compare "$dir/compare-rec"
   cp "$target"/release/structure "$dir/structure"
+  ls -l "$dir"
+}
+
+build_windows() {
+  local dir
+  dir="$(mkdir -p "$1" && cd "$1" && pwd)"
+  cd "$root"
+  local target="${CARGO_TARGET_DIR:-$root/target}"
+  local window
+  for window in 4 16; do
+    RUSTFLAGS="${RUSTFLAGS:-} --cfg dreadpool_latent_window=\"$window\"" \
+      CARGO_TARGET_DIR="$target/window-$window" \
+      cargo build --quiet --release -p dreadpool-bench --bin compare
+    cp "$target/window-$window/release/compare" "$dir/compare-w$window"
+  done
   ls -l "$dir"
 }
 
@@ -57,8 +82,23 @@ run() {
   ls -l "$out" >&2
 }
 
+windows() {
+  local dir="$1"
+  out="${2:-${OUT:-./sixteen}}"
+  mkdir -p "$out"
+  local round binary
+  for round in 1 2; do
+    for binary in compare compare-w4 compare-w16; do
+      part 60 "forkjoin-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
+    done
+  done
+  ls -l "$out" >&2
+}
+
 case "${1:-}" in
   build) build "${2:?build needs a folder}" ;;
+  build-windows) build_windows "${2:?build-windows needs a folder}" ;;
   run) run "${2:?run needs the folder of the binaries}" "${3:-}" ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
+  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
 esac

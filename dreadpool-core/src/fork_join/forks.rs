@@ -31,7 +31,18 @@ const INITIAL_DEPTH: usize = 64;
 /// first, so a fork above this many older latent ones would be shared only
 /// after all of them; the window keeps the largest pieces on offer and
 /// spares the small ones below it the fork's stores.
-pub(crate) const LATENT_WINDOW: usize = 8;
+///
+/// 8 unless the build sets `--cfg dreadpool_latent_window="4"` (or `"16"`)
+/// in `RUSTFLAGS`: the sizes that `BENCHMARKS.md` compares ("The latent
+/// window"), for a many-core machine to compare them again
+/// (`dreadpool-bench/scripts/sixteen-cores.sh windows`).
+pub(crate) const LATENT_WINDOW: usize = if cfg!(dreadpool_latent_window = "4") {
+    4
+} else if cfg!(dreadpool_latent_window = "16") {
+    16
+} else {
+    8
+};
 
 impl LatentForks {
     pub(crate) fn new() -> Self {
