@@ -5,9 +5,9 @@
 //! worker thread that simply blocked there could deadlock the pool: the tasks
 //! it waits for may sit in its own local queue, which only it pops (on a
 //! one-thread pool, nobody else could ever run them), or among the forks it
-//! shared in the joins below the wait, which no peer may come to take. So a
-//! waiting worker
-//! keeps running tasks (see `worker::wait_for`), and when there is nothing to
+//! shared in the joins below the wait, which a peer may never come to take.
+//! So a waiting worker keeps running tasks, its own shared forks included
+//! (see `worker::wait_for`), and when there is nothing to
 //! run it sleeps through its pool's ordinary sleep protocol, where both new
 //! work and this latch can wake it. Threads outside any pool block on the
 //! condvar.
