@@ -4,12 +4,12 @@
 //! `scope`, `broadcast` and `TaskHandle::join` wait for tasks to finish. A
 //! worker thread that simply blocked there could deadlock the pool: the tasks
 //! it waits for may sit in its own local queue, which only it pops (on a
-//! one-thread pool, nobody else could ever run them), or among the forks it
-//! shared in the joins below the wait, which a peer may never come to take.
-//! So a waiting worker keeps running tasks, its own shared forks included
-//! (see `worker::wait_for`), and when there is nothing to
-//! run it sleeps through its pool's ordinary sleep protocol, where both new
-//! work and this latch can wake it. Threads outside any pool block on the
+//! one-thread pool, nobody else could ever run them), or wait in turn for
+//! a fork it shared in a join below the wait, which a peer may never come
+//! to take. So a waiting worker keeps running tasks, its own shared forks
+//! included (see `worker::wait_for`), and when there is nothing to run it
+//! sleeps through its pool's ordinary sleep protocol, where both new work
+//! and this latch can wake it. Threads outside any pool block on the
 //! condvar.
 //!
 //! ## Why the waiter cannot miss the signal
