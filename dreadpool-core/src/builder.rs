@@ -36,6 +36,10 @@ pub const MAX_STACK_SIZE: usize = 1 << 40;
 /// The default backlog target: how many tasks a worker keeps in its local
 /// queue when it tops off from the global queue.
 pub const DEFAULT_BACKLOG: usize = 32;
+/// The most shards a pool's global queue may be split into
+/// ([`ThreadPoolBuilder::with_global_queue_shards`]): beyond a few, more
+/// shards only add to what an idle worker looks at before it sleeps.
+pub const MAX_GLOBAL_QUEUE_SHARDS: usize = crate::queue::MAX_SHARDS;
 /// The environment variable that sets the thread count when the builder
 /// leaves it at 0.
 pub const THREADS_ENV: &str = "DREADPOOL_THREADS";
@@ -73,6 +77,7 @@ pub struct ThreadPoolBuilder {
     latency_sampling: u32,
     respawn_failures_to_inject: usize,
     use_current_thread: bool,
+    global_queue_shards: usize,
 }
 
 impl Default for ThreadPoolBuilder {
@@ -90,6 +95,7 @@ impl Default for ThreadPoolBuilder {
             latency_sampling: crate::metrics::DEFAULT_LATENCY_SAMPLING,
             respawn_failures_to_inject: 0,
             use_current_thread: false,
+            global_queue_shards: 1,
         }
     }
 }
@@ -102,6 +108,7 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("thread_names", &self.thread_names)
             .field("stack_size", &self.stack_size)
             .field("backlog", &self.backlog)
+            .field("global_queue_shards", &self.global_queue_shards)
             .field("panic_policy", &self.panic_policy)
             .field("panic_handler", &self.panic_handler.is_some())
             .field("start_handler", &self.hooks.start.is_some())
@@ -141,6 +148,49 @@ impl ThreadPoolBuilder {
     /// bursts of outside work across workers sooner. At least 1.
     pub fn with_backlog(mut self, tasks: usize) -> Self {
         self.backlog = tasks;
+        self
+    }
+
+    /// Splits the global queue, where tasks spawned from outside the pool
+    /// wait, into `shards` queues (default 1, at most
+    /// [`MAX_GLOBAL_QUEUE_SHARDS`]; else [`BuildError::InvalidGlobalQueueShards`]).
+    ///
+    /// For pools fed by many threads at once, such as a server's request
+    /// threads offloading work: each thread pushes onto one shard, chosen
+    /// when it first spawns (threads take the shards in turn), so threads
+    /// spawning at once contend on a shard's share of them instead of all on
+    /// one queue. Every worker takes from every
+    /// shard, its own first, so no task waits longer for want of a worker;
+    /// the price is that an idle worker looks at every shard before it
+    /// sleeps. With one spawning thread there is nothing to gain.
+    ///
+    /// ```
+    /// use dreadpool::ThreadPoolBuilder;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = ThreadPoolBuilder::new()
+    ///     .with_threads(4)
+    ///     .with_global_queue_shards(4)
+    ///     .build();
+    /// let ran = Arc::new(AtomicUsize::new(0));
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..4 {
+    ///         s.spawn(|| {
+    ///             for _ in 0..100 {
+    ///                 let ran = Arc::clone(&ran);
+    ///                 pool.spawn(move || {
+    ///                     ran.fetch_add(1, Ordering::Relaxed);
+    ///                 });
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// pool.join();
+    /// assert_eq!(ran.load(Ordering::Relaxed), 400);
+    /// ```
+    pub fn with_global_queue_shards(mut self, shards: usize) -> Self {
+        self.global_queue_shards = shards;
         self
     }
 
@@ -278,6 +328,12 @@ impl ThreadPoolBuilder {
         if self.backlog == 0 {
             return Err(BuildError::InvalidBacklog);
         }
+        if !(1..=MAX_GLOBAL_QUEUE_SHARDS).contains(&self.global_queue_shards) {
+            return Err(BuildError::InvalidGlobalQueueShards {
+                shards: self.global_queue_shards,
+                max: MAX_GLOBAL_QUEUE_SHARDS,
+            });
+        }
         current_thread::check_free(self.use_current_thread)?;
         #[cfg(feature = "recorder")]
         if let Some(events) = self.recorder.capacity {
@@ -312,6 +368,7 @@ impl ThreadPoolBuilder {
             latency_sampling: self.latency_sampling,
             respawn_failures_to_inject: self.respawn_failures_to_inject,
             current_thread_seat: self.use_current_thread,
+            global_queue_shards: self.global_queue_shards,
         }));
         let mut queues = queues.into_iter().enumerate();
         // Seat 0 is this thread's; it is taken once the others started, so

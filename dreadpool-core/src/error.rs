@@ -43,6 +43,15 @@ pub enum BuildError {
     /// The backlog target is zero.
     #[error("backlog must be at least 1 task")]
     InvalidBacklog,
+    /// The global queue's shard count is zero or above its maximum
+    /// (`with_global_queue_shards`).
+    #[error("the global queue takes 1 to {max} shards, got {shards}")]
+    InvalidGlobalQueueShards {
+        /// The count asked for.
+        shards: usize,
+        /// [`MAX_GLOBAL_QUEUE_SHARDS`](crate::MAX_GLOBAL_QUEUE_SHARDS).
+        max: usize,
+    },
     /// The flight recorder's ring size is below 2 or above its maximum
     /// (`with_record_capacity`, feature `recorder`).
     #[error("record capacity must be 2 to {max} events per worker, got {events}")]

@@ -169,8 +169,8 @@ pub mod __loom {
 }
 
 pub use builder::{
-    ThreadPoolBuilder, DEFAULT_BACKLOG, DEFAULT_THREAD_NAME, MAX_STACK_SIZE, MAX_THREADS,
-    MIN_STACK_SIZE, THREADS_ENV,
+    ThreadPoolBuilder, DEFAULT_BACKLOG, DEFAULT_THREAD_NAME, MAX_GLOBAL_QUEUE_SHARDS,
+    MAX_STACK_SIZE, MAX_THREADS, MIN_STACK_SIZE, THREADS_ENV,
 };
 pub use current::{current, current_threads, current_worker_index};
 pub use error::{BuildError, SpawnError};

@@ -6,9 +6,12 @@
 //! cores twice per task (rayon measured a 5.8x slowdown from exactly this). So
 //! the count is sharded by writer:
 //!
-//! - `external`: tasks spawned from threads outside the pool. Any thread may
-//!   spawn from outside, so this one is a `fetch_add`; but workers only *read*
-//!   it when they run out of work, so its cache line stays with the spawner.
+//! - `external`, one per shard of the global queue (`queue/global.rs`):
+//!   tasks spawned from threads outside the pool, each counted in its
+//!   spawner's home shard's count. Any thread may spawn from outside, so
+//!   these are `fetch_add`s; but workers only *read* them when they run out
+//!   of work, so a count's cache line stays with its shard's spawners, and
+//!   spawners with different home shards never write the same line.
 //! - per worker, `spawned` (tasks that worker's tasks spawned into its local
 //!   queue) and `completed` (tasks that worker finished). Each has a single
 //!   writer, the worker itself, which updates it with a plain load and store.
@@ -37,7 +40,8 @@ use crossbeam_utils::CachePadded;
 
 /// Spawn and completion counts, sharded by writer.
 pub(crate) struct TaskCounts {
-    external: CachePadded<AtomicU64>,
+    /// Per global-queue shard.
+    external: Box<[CachePadded<AtomicU64>]>,
     workers: Box<[CachePadded<WorkerCounts>]>,
 }
 
@@ -56,9 +60,11 @@ fn bump(counter: &AtomicU64) {
 }
 
 impl TaskCounts {
-    pub(crate) fn new(workers: usize) -> Self {
+    pub(crate) fn new(workers: usize, shards: usize) -> Self {
         TaskCounts {
-            external: CachePadded::new(AtomicU64::new(0)),
+            external: (0..shards.max(1))
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
             workers: (0..workers)
                 .map(|_| {
                     CachePadded::new(WorkerCounts {
@@ -70,7 +76,8 @@ impl TaskCounts {
         }
     }
 
-    /// Counts a task about to be pushed to the global queue.
+    /// Counts a task about to be pushed to the global queue's shard
+    /// `shard`, in that shard's count.
     ///
     /// `AcqRel`, pairing with the read-modify-write in [`pending`]: either
     /// the spawner sees the shutdown flag and backs out, or the draining
@@ -78,14 +85,16 @@ impl TaskCounts {
     /// `sleep/README.md`, "Shutdown racing spawn").
     ///
     /// [`pending`]: Self::pending
-    pub(crate) fn external_spawned(&self) {
-        self.external.fetch_add(1, Ordering::AcqRel);
+    #[inline(always)]
+    pub(crate) fn external_spawned(&self, shard: usize) {
+        self.external[shard].fetch_add(1, Ordering::AcqRel);
     }
 
     /// Takes back an [`external_spawned`](Self::external_spawned) whose task
-    /// was refused (the pool was shutting down) and never queued.
-    pub(crate) fn external_refused(&self) {
-        self.external.fetch_sub(1, Ordering::AcqRel);
+    /// was refused (the pool was shutting down) and never queued: the same
+    /// `shard`.
+    pub(crate) fn external_refused(&self, shard: usize) {
+        self.external[shard].fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Counts a task that worker `index` is about to push to its own queue.
@@ -104,7 +113,10 @@ impl TaskCounts {
     /// Tasks spawned from outside the pool so far (refused ones excluded).
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     pub(crate) fn external_total(&self) -> u64 {
-        self.external.load(Ordering::Relaxed)
+        self.external
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .sum()
     }
 
     /// Tasks worker `index` finished so far.
@@ -135,8 +147,19 @@ impl TaskCounts {
         // count acquires from it (AcqRel), hence from the flag store the
         // worker had read, and the spawner sees the flag and backs out.
         // No reliance on a single SeqCst order of loads and stores, which
-        // loom does not model (it models SeqCst fences).
-        let spawned: u64 = self.external.fetch_add(0, Ordering::AcqRel)
+        // loom does not model (it models SeqCst fences). Per shard: a
+        // spawner counts in its home shard's count, and this argument holds
+        // for each count on its own, so every one is read this way.
+        let external: u64 = if broken!("__broken_pending_one_shard") {
+            // The broken variant reads the last shard's count alone.
+            self.external[self.external.len() - 1].fetch_add(0, Ordering::AcqRel)
+        } else {
+            self.external
+                .iter()
+                .map(|c| c.fetch_add(0, Ordering::AcqRel))
+                .sum()
+        };
+        let spawned: u64 = external
             + self
                 .workers
                 .iter()

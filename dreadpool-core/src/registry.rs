@@ -10,7 +10,7 @@ use crate::panic::{
 };
 use crate::pending::TaskCounts;
 use crate::probe::WorkerProbe;
-use crate::queue::{Injector, Stealer};
+use crate::queue::{GlobalQueue, Injector, Stealer};
 use crate::recorder::{FlightRecorder, RecorderConfig};
 use crate::sleep::Sleep;
 use crate::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
@@ -26,8 +26,9 @@ use crate::worker_start::ExternalThreads;
 pub(crate) struct Registry {
     /// Thread name prefix; worker `i` is named `"{name}-{i}"`.
     name: String,
-    /// The global queue: tasks spawned from outside the pool.
-    injector: Injector<Task>,
+    /// The global queue: tasks spawned from outside the pool, in one or
+    /// more shards (`queue/global.rs`).
+    global: GlobalQueue,
     /// Every worker's local queue, as peers (and monitors) see it.
     stealers: Box<[Stealer<Task>]>,
     /// Per worker, tasks addressed to that worker alone (`broadcast`); only
@@ -99,6 +100,8 @@ pub(crate) struct RegistryConfig {
     pub(crate) respawn_failures_to_inject: usize,
     /// Seat 0 is the building thread's (`use_current_thread`).
     pub(crate) current_thread_seat: bool,
+    /// The global queue's shards (`queue/global.rs`), `1..=MAX_SHARDS`.
+    pub(crate) global_queue_shards: usize,
 }
 
 /// A worker thread could not be started; the state it was to run is handed
@@ -114,13 +117,13 @@ impl Registry {
         let recorder = FlightRecorder::new(&config.name, workers, config.recorder);
         Registry {
             name: config.name,
-            injector: Injector::new(),
+            global: GlobalQueue::new(config.global_queue_shards),
             inboxes: (0..workers).map(|_| Injector::new()).collect(),
             fifos: (0..workers).map(|_| Injector::new()).collect(),
             shared_forks: (0..workers).map(|_| SharedForks::new()).collect(),
             stealers: config.stealers,
             sleep: Sleep::new(workers, recorder.waker_log()),
-            counts: TaskCounts::new(workers),
+            counts: TaskCounts::new(workers, config.global_queue_shards),
             joiners: IdleLatch::new(),
             counters: PoolCounters::new(workers, config.latency_sampling),
             recorder,
@@ -157,8 +160,8 @@ impl Registry {
 
     /// The global queue: tasks spawned from outside the pool.
     #[inline(always)]
-    pub(crate) fn injector(&self) -> &Injector<Task> {
-        &self.injector
+    pub(crate) fn global(&self) -> &GlobalQueue {
+        &self.global
     }
 
     /// Every worker's local queue, as peers (and monitors) see it.
@@ -224,23 +227,24 @@ impl Registry {
         self.stealers.len()
     }
 
-    /// Counts a task from outside the pool, unless the pool is shutting down.
+    /// Counts a task from outside the pool in the count of global-queue
+    /// shard `shard` (the caller's home), unless the pool is shutting down.
     /// Returns whether it was admitted (and counted).
     ///
     /// Count first, then look at the flag (acquire); `begin_shutdown` stores
-    /// the flag (release), and draining workers read it, then the count with
-    /// a read-modify-write. Either we see the flag and back out, or the
-    /// draining workers see our count and wait for the task the caller is
-    /// about to push (see `TaskCounts::pending`).
-    pub(crate) fn admit_external(&self) -> bool {
+    /// the flag (release), and draining workers read it, then every shard's
+    /// count with a read-modify-write. Either we see the flag and back out,
+    /// or the draining workers see our count and wait for the task the
+    /// caller is about to push (see `TaskCounts::pending`).
+    pub(crate) fn admit_external(&self, shard: usize) -> bool {
         // The broken variant looks at the flag first, the natural mistake.
         let flag_first = broken!("__broken_flag_before_count");
         if flag_first && self.shutdown.load(Ordering::Acquire) {
             return false;
         }
-        self.counts.external_spawned();
+        self.counts.external_spawned(shard);
         if !flag_first && self.shutdown.load(Ordering::Acquire) {
-            self.counts.external_refused();
+            self.counts.external_refused(shard);
             // Our count may have been all that kept a draining worker or a
             // joiner waiting: let every sleeper look again.
             self.sleep.wake_all();
@@ -253,7 +257,7 @@ impl Registry {
     /// "more work for more workers" decision after a search.
     pub(crate) fn has_visible_work(&self) -> bool {
         // Registered sleepers' queues are empty and skipped (`sleep/awake.rs`).
-        !self.injector.is_empty()
+        !self.global.is_empty()
             || self
                 .stealers
                 .iter()
@@ -354,7 +358,8 @@ impl Registry {
         loop {
             match self.inboxes[index].steal() {
                 crate::queue::Steal::Success(task) => {
-                    self.injector.push(task);
+                    // Any shard would do: every worker takes from all.
+                    self.global.shard(0).push(task);
                     moved = true;
                 }
                 crate::queue::Steal::Empty => break,
@@ -534,7 +539,7 @@ impl Registry {
         self.counters.snapshot(
             PoolGauges {
                 name: &self.name,
-                global_queue_depth: self.injector.len(),
+                global_queue_depth: self.global.len(),
                 tasks_spawned_external: self.counts.external_total(),
                 tasks_pending: self.counts.pending(),
                 panics: self.panic_count() as u64,

@@ -69,7 +69,16 @@
 //!   the pool's last task without the idle worker's duty, so a `join()`
 //!   waiting elsewhere is never released.
 //!
-//! `.ci/run` runs the clean build and all fifteen broken ones.
+//! - `__broken_second_look_home_shard` (fails
+//!   `spawners_on_two_shards_one_worker`): a sleeper's second look reads
+//!   its home shard of the global queue alone, so it sleeps through a task
+//!   pushed onto another shard;
+//! - `__broken_pending_one_shard` (fails
+//!   `shutdown_races_a_spawn_into_shards`): the pending count reads one
+//!   shard's count of outside spawns alone, so a draining worker exits
+//!   while a spawn counted in another shard's count is being pushed.
+//!
+//! `.ci/run` runs the clean build and all seventeen broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -143,6 +152,31 @@ fn two_spawners_one_worker() {
     });
 }
 
+/// Two spawners on two shards of the global queue (`queue/global.rs`: the
+/// threads take the shards in turn) against one sleeping worker, whose home
+/// is shard 0: it must find the task on the other shard too, in its search
+/// and in its second look before sleeping.
+#[test]
+fn spawners_on_two_shards_one_worker() {
+    model(|| {
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .with_threads(1)
+                .with_global_queue_shards(2)
+                .build(),
+        );
+        let (count, task) = counter();
+        let other = {
+            let (pool, task) = (Arc::clone(&pool), task.clone());
+            loom::thread::spawn(move || pool.spawn(task))
+        };
+        pool.spawn(task);
+        other.join().unwrap();
+        pool.join();
+        assert_eq!(count.load(Ordering::Relaxed), 2);
+    });
+}
+
 /// Join across waves: a worker's observation that wave one went idle must
 /// not release the joiner of wave two.
 #[test]
@@ -184,6 +218,25 @@ fn join_waits_for_tasks_spawned_by_tasks() {
 fn shutdown_races_a_spawn() {
     model(|| {
         let pool = ThreadPoolBuilder::new().with_threads(1).build();
+        let (count, task) = counter();
+        let handle = pool.handle();
+        let spawner = loom::thread::spawn(move || handle.try_spawn(task).is_ok());
+        drop(pool);
+        let accepted = spawner.join().unwrap();
+        assert_eq!(count.load(Ordering::Relaxed), usize::from(accepted));
+    });
+}
+
+/// [`shutdown_races_a_spawn`] with the global queue in two shards: the
+/// spawner counts its task in its home shard's count, and the draining
+/// worker must read every shard's.
+#[test]
+fn shutdown_races_a_spawn_into_shards() {
+    model(|| {
+        let pool = ThreadPoolBuilder::new()
+            .with_threads(1)
+            .with_global_queue_shards(2)
+            .build();
         let (count, task) = counter();
         let handle = pool.handle();
         let spawner = loom::thread::spawn(move || handle.try_spawn(task).is_ok());

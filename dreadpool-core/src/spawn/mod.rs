@@ -52,16 +52,18 @@ impl Registry {
             Ok(()) => return Ok(()),
             Err(unspawned) => unspawned,
         };
-        if !self.admit_external() {
+        let shard = self.global().home_of_this_thread();
+        if !self.admit_external(shard) {
             return Err(task);
         }
         if self.recorder().records_tasks() {
-            self.deliver_recorded(task, envelope);
+            self.deliver_recorded(task, envelope, shard);
             return Ok(());
         }
         let sampled_at = self.counters().sample_spawn();
         let task = envelope.into_outside_task(task, sampled_at, None);
-        self.sleep().deliver_external_task(task, self.injector());
+        self.sleep()
+            .deliver_external_task(task, self.global().shard(shard));
         Ok(())
     }
 
@@ -74,13 +76,14 @@ impl Registry {
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope) {
+    fn deliver_recorded<T: IntoTask>(&self, task: T, envelope: Envelope, shard: usize) {
         let sampled_at = self.counters().sample_spawn();
         let id = crate::recorder::next_task_id();
         let task = envelope.into_outside_task(task, sampled_at, Some(id));
         self.recorder()
             .outside_spawn(id, None, std::panic::Location::caller());
-        self.sleep().deliver_external_task(task, self.injector());
+        self.sleep()
+            .deliver_external_task(task, self.global().shard(shard));
     }
 
     /// [`try_spawn`](Self::try_spawn), panicking (for the public `spawn`s)
@@ -117,12 +120,15 @@ impl Registry {
         let envelope = Envelope::new();
         let me = worker::current_index(Some(self));
         let own_task = me.is_some();
-        if !own_task && !self.admit_external() {
+        // Counted as an outside spawn, in the home shard's count; the task
+        // goes to the inbox, not that shard.
+        let shard = self.global().home_of_this_thread();
+        if !own_task && !self.admit_external(shard) {
             return Err(task);
         }
         if own_task {
             // Draining: a pool's own tasks may always spawn.
-            self.counts().external_spawned();
+            self.counts().external_spawned(shard);
         }
         let sampled_at = self.counters().sample_spawn();
         let identity = self

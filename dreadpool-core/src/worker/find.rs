@@ -112,7 +112,7 @@ impl WorkerThread {
             .backlog()
             .saturating_sub(self.state.queue.len())
             .max(1);
-        let injector = &self.registry.injector();
+        let global = self.registry.global();
         let queue = &self.state.queue;
         // Straight into the local queue: the metrics count tasks from outside
         // where they run (`Task::marked_from_outside`), not here. The recorder's
@@ -123,20 +123,13 @@ impl WorkerThread {
         } else {
             0
         };
-        loop {
-            match injector.steal_batch_with_limit_and_pop(queue, limit) {
-                Steal::Success(task) => {
-                    if crate::recorder::ENABLED {
-                        let after = queue.len();
-                        self.probe()
-                            .pulled_global((after + 1).saturating_sub(before), || after);
-                    }
-                    return Some(task);
-                }
-                Steal::Empty => return None,
-                Steal::Retry => continue,
-            }
+        let task = global.pull_batch(self.global_home, queue, limit)?;
+        if crate::recorder::ENABLED {
+            let after = queue.len();
+            self.probe()
+                .pulled_global((after + 1).saturating_sub(before), || after);
         }
+        Some(task)
     }
 
     /// Runs a batch transfer `take` (a steal from a peer) into this

@@ -79,6 +79,9 @@ pub(crate) struct WorkerThread {
     /// first one its next search polls (`find.rs`, `steal_from_peers`).
     last_victim: Cell<Option<usize>>,
     tick: Cell<u32>,
+    /// The global queue's shard this worker takes from first
+    /// (`queue/global.rs`).
+    global_home: usize,
     /// The pause before the next global pull when out of local work.
     pacer: PullPacer,
     /// Whether the flight recorder records task events (its `Tasks` level),
@@ -112,7 +115,9 @@ impl WorkerThread {
         let seat_ring = registry.recorder().seat_ring(state.index);
         let forks = ForkSharing::new(&registry, state.index);
         let unfenced_spawns_into: *const Registry = &*registry;
+        let global_home = registry.global().home_of_worker(state.index);
         WorkerThread {
+            global_home,
             registry,
             state,
             scratch: Worker::new_lifo(),
