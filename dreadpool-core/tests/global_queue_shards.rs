@@ -105,9 +105,10 @@ fn half_a_million_tasks_from_eight_threads_into_four_shards() {
 }
 
 /// Each spawner waits for each of its tasks before the next, so the workers
-/// go to sleep between tasks: a sleeper that looked at its home shard alone
-/// before sleeping would leave a task on another shard to wait, and the
-/// round would time out.
+/// go to sleep between tasks, and a lost wakeup times a round out. The race
+/// a sleeper's second look exists for is narrow: this test did not catch a
+/// second look at the home shard alone in a run here; the loom model
+/// `spawners_on_two_shards_one_worker` does, and is its guard.
 #[test]
 fn sleeping_workers_wake_for_a_task_on_any_shard() {
     // Three spawners on three shards; the two workers' homes are 0 and 1,
