@@ -162,29 +162,46 @@ pub trait PairScenario {
     fn run<P: Spawner>(&self, a: &'static P, b: &'static P, threads: usize) -> Self::Output;
 }
 
-/// Builds `contender`'s pool with `threads` workers and leaks it.
-/// `backlog` overrides dreadpool's `with_backlog` default.
-fn build(contender: Contender, threads: usize, backlog: Option<usize>, tag: &'static str) -> Built {
+/// dreadpool's builder settings that a run may change from their defaults
+/// (`compare --backlog`, `--global-shards`); `None` keeps the default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// `ThreadPoolBuilder::with_backlog`.
+    pub backlog: Option<usize>,
+    /// `ThreadPoolBuilder::with_global_queue_shards`.
+    pub global_queue_shards: Option<usize>,
+}
+
+impl Tuning {
+    /// `builder` with these settings.
+    fn apply(self, mut builder: dreadpool::ThreadPoolBuilder) -> dreadpool::ThreadPoolBuilder {
+        if let Some(backlog) = self.backlog {
+            builder = builder.with_backlog(backlog);
+        }
+        if let Some(shards) = self.global_queue_shards {
+            builder = builder.with_global_queue_shards(shards);
+        }
+        builder
+    }
+}
+
+/// Builds `contender`'s pool with `threads` workers and leaks it; `tuning`
+/// applies to dreadpool's.
+fn build(contender: Contender, threads: usize, tuning: Tuning, tag: &'static str) -> Built {
     match contender {
         Contender::Dreadpool => {
-            let mut builder = dreadpool::ThreadPoolBuilder::new()
+            let builder = dreadpool::ThreadPoolBuilder::new()
                 .with_threads(threads)
                 .with_thread_name(format!("bench{tag}-dreadpool"));
-            if let Some(backlog) = backlog {
-                builder = builder.with_backlog(backlog);
-            }
-            Built::Dreadpool(Box::leak(Box::new(builder.build())))
+            Built::Dreadpool(Box::leak(Box::new(tuning.apply(builder).build())))
         }
         #[cfg(feature = "recorder")]
         Contender::DreadpoolTasks => {
-            let mut builder = dreadpool::ThreadPoolBuilder::new()
+            let builder = dreadpool::ThreadPoolBuilder::new()
                 .with_threads(threads)
                 .with_thread_name(format!("bench{tag}-recorded"))
                 .with_record_level(dreadpool::RecordLevel::Tasks);
-            if let Some(backlog) = backlog {
-                builder = builder.with_backlog(backlog);
-            }
-            Built::Dreadpool(Box::leak(Box::new(builder.build())))
+            Built::Dreadpool(Box::leak(Box::new(tuning.apply(builder).build())))
         }
         Contender::Rayon => Built::Rayon(Box::leak(Box::new(
             rayon::ThreadPoolBuilder::new()
@@ -224,7 +241,7 @@ enum Built {
 /// Pools of one thread count, built on first use and kept.
 pub struct PoolSet {
     threads: usize,
-    backlog: Option<usize>,
+    tuning: Tuning,
     /// Goes into the thread names (`bench{tag}-...`), to tell two sets'
     /// threads apart.
     tag: &'static str,
@@ -236,16 +253,15 @@ impl PoolSet {
     pub fn new(threads: usize) -> Self {
         PoolSet {
             threads,
-            backlog: None,
+            tuning: Tuning::default(),
             tag: "",
             built: Vec::new(),
         }
     }
 
-    /// Sets dreadpool's backlog (`ThreadPoolBuilder::with_backlog`) for the
-    /// pools built from now on; `None` keeps dreadpool's default.
-    pub fn with_backlog(mut self, backlog: Option<usize>) -> Self {
-        self.backlog = backlog;
+    /// Sets dreadpool's builder settings for the pools built from now on.
+    pub fn with_tuning(mut self, tuning: Tuning) -> Self {
+        self.tuning = tuning;
         self
     }
 
@@ -265,7 +281,7 @@ impl PoolSet {
         match self.built.iter().find(|(c, _)| *c == contender) {
             Some((_, built)) => *built,
             None => {
-                let built = build(contender, self.threads, self.backlog, self.tag);
+                let built = build(contender, self.threads, self.tuning, self.tag);
                 self.built.push((contender, built));
                 built
             }

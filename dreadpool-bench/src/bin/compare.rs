@@ -16,8 +16,8 @@ fn main() {
             contender,
             threads,
             sizes,
-            backlog,
-        }) => match compare::run_child(kind, contender, threads, sizes, backlog) {
+            tuning,
+        }) => match compare::run_child(kind, contender, threads, sizes, tuning) {
             Ok(figure) => {
                 println!("RESULT {figure}");
                 // The pool may be blocked on purpose (memory): do not wait.

@@ -6,7 +6,7 @@
 //! carry them from one to the other (`BENCHMARKS.md`, "Sixteen cores").
 //!
 //! ```text
-//! structure [--threads 2,4,8,16] [--tasks N] [--reps R] [SCENARIO...]
+//! structure [--threads 2,4,8,16] [--tasks N] [--reps R] [--global-shards N] [SCENARIO...]
 //! ```
 //!
 //! SCENARIO is `external` (one outside thread spawns N tiny tasks), `fanout`
@@ -27,6 +27,9 @@
 //! - *global pulls* (batches taken from the global queue) and the tasks per
 //!   pull; *steal attempts* (a poll of a peer's deque) and tasks per stolen
 //!   batch.
+//!
+//! `--global-shards N` builds the pools with the global queue in N shards
+//! (`ThreadPoolBuilder::with_global_queue_shards`; default 1).
 //!
 //! Needs `--features metrics,recorder`.
 
@@ -130,10 +133,12 @@ struct Counts {
     lost_events: u64,
 }
 
-fn measure(scenario: Scenario, threads: usize, tasks: u64) -> Counts {
+fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
+    let tasks = options.tasks;
     let pool = Arc::new(
         ThreadPoolBuilder::new()
             .with_threads(threads)
+            .with_global_queue_shards(options.global_shards)
             .with_record_level(RecordLevel::Scheduler)
             .with_record_capacity(RING_EVENTS)
             .build(),
@@ -211,6 +216,7 @@ struct Options {
     threads: Vec<usize>,
     tasks: u64,
     reps: u32,
+    global_shards: usize,
     scenarios: Vec<Scenario>,
 }
 
@@ -232,12 +238,13 @@ impl Counts {
 
 /// `reps` runs of `scenario` on `threads` workers: their counts added up,
 /// and the median time.
-fn measure_reps(scenario: Scenario, threads: usize, tasks: u64, reps: u32) -> Counts {
+fn measure_reps(scenario: Scenario, threads: usize, options: &Options) -> Counts {
+    let reps = options.reps;
     let mut times = Vec::new();
-    let mut total = measure(scenario, threads, tasks);
+    let mut total = measure(scenario, threads, options);
     times.push(total.ns_per_task);
     for _ in 1..reps {
-        let run = measure(scenario, threads, tasks);
+        let run = measure(scenario, threads, options);
         times.push(run.ns_per_task);
         total.add(&run);
     }
@@ -251,6 +258,7 @@ fn parse_args() -> Result<Options, String> {
         threads: vec![2, 4, 8, 16],
         tasks: 100_000,
         reps: 10,
+        global_shards: 1,
         scenarios: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
@@ -280,9 +288,21 @@ fn parse_args() -> Result<Options, String> {
                     _ => return Err(format!("--reps: {n:?} is not a positive count")),
                 };
             }
+            "--global-shards" => {
+                let n = args.next().ok_or("--global-shards needs a count")?;
+                options.global_shards = match n.parse::<usize>() {
+                    Ok(n) if (1..=dreadpool::MAX_GLOBAL_QUEUE_SHARDS).contains(&n) => n,
+                    _ => {
+                        return Err(format!(
+                            "--global-shards: {n:?} is not a count from 1 to {}",
+                            dreadpool::MAX_GLOBAL_QUEUE_SHARDS
+                        ))
+                    }
+                };
+            }
             "-h" | "--help" => {
                 return Err(
-                    "usage: structure [--threads 2,4,8,16] [--tasks N] [--reps R] [external|fanout|producers ...]"
+                    "usage: structure [--threads 2,4,8,16] [--tasks N] [--reps R] [--global-shards N] [external|fanout|producers ...]"
                         .to_string(),
                 )
             }
@@ -305,14 +325,14 @@ fn main() {
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "structure: {} runs of {} tasks each, on {cpus} CPUs; per 1,000 tasks unless a ratio\n",
-        options.reps, options.tasks
+        "structure: {} runs of {} tasks each, on {cpus} CPUs, global queue in {} shard(s); per 1,000 tasks unless a ratio\n",
+        options.reps, options.tasks, options.global_shards
     );
     println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &scenario in &options.scenarios {
         for &threads in &options.threads {
-            let c = measure_reps(scenario, threads, options.tasks, options.reps);
+            let c = measure_reps(scenario, threads, &options);
             let t = options.tasks * u64::from(options.reps);
             println!(
                 "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",

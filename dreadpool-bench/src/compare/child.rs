@@ -3,7 +3,7 @@
 //! threads or freed memory pollute their figures.
 
 use super::{Options, Scenario, Sizes};
-use crate::contenders::{Contender, PoolSet};
+use crate::contenders::{Contender, PoolSet, Tuning};
 use crate::scenarios::{Idle, Memory};
 use std::path::Path;
 use std::process::Command;
@@ -42,9 +42,9 @@ pub fn run_child(
     contender: Contender,
     threads: usize,
     sizes: Sizes,
-    backlog: Option<usize>,
+    tuning: Tuning,
 ) -> Result<f64, String> {
-    let mut set = PoolSet::new(threads).with_backlog(backlog);
+    let mut set = PoolSet::new(threads).with_tuning(tuning);
     match kind {
         ChildKind::Idle => Ok(set.run(
             contender,
@@ -70,8 +70,11 @@ pub(super) fn spawn_child(
 ) -> Result<f64, String> {
     let (threads, sizes) = (options.threads, options.sizes);
     let mut command = Command::new(exe);
-    if let Some(backlog) = options.backlog {
+    if let Some(backlog) = options.tuning.backlog {
         command.args(["--backlog", &backlog.to_string()]);
+    }
+    if let Some(shards) = options.tuning.global_queue_shards {
+        command.args(["--global-shards", &shards.to_string()]);
     }
     let output = command
         .args(["--child", kind.name(), "--contender", contender.name()])

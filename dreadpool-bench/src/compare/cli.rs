@@ -4,7 +4,7 @@
 use super::child::ChildKind;
 use super::scenario::{Name, Selection};
 use super::{cores, Options, Sizes};
-use crate::contenders::Contender;
+use crate::contenders::{Contender, Tuning};
 use clap::{ArgAction, Parser};
 use std::str::FromStr;
 use std::time::Duration;
@@ -31,8 +31,8 @@ pub enum Invocation {
         threads: usize,
         /// The sizes (only the idle window and memory task count are used).
         sizes: Sizes,
-        /// dreadpool's backlog, if not its default.
-        backlog: Option<usize>,
+        /// dreadpool's settings, where not its defaults.
+        tuning: Tuning,
     },
 }
 
@@ -92,6 +92,10 @@ struct Cli {
     /// dreadpool's with_backlog (default: dreadpool's default)
     #[arg(long, value_name = "N")]
     backlog: Option<u64>,
+
+    /// dreadpool's with_global_queue_shards (default: dreadpool's default, 1)
+    #[arg(long, value_name = "N")]
+    global_shards: Option<u64>,
 
     /// wake latency samples per contender (default: 60000, 300 with --quick)
     #[arg(long, value_name = "N")]
@@ -193,14 +197,19 @@ impl Cli {
             sizes.idle_window = Duration::from_millis(ms);
         }
         let threads = self.threads.map_or_else(cores, |n| n.max(1) as usize);
-        let backlog = self.backlog.map(|n| n.max(1) as usize);
+        let tuning = Tuning {
+            backlog: self.backlog.map(|n| n.max(1) as usize),
+            global_queue_shards: self
+                .global_shards
+                .map(|n| (n as usize).clamp(1, dreadpool::MAX_GLOBAL_QUEUE_SHARDS)),
+        };
         if let (Some(kind), Some(contender)) = (self.child, self.contender) {
             return Invocation::Child {
                 kind,
                 contender,
                 threads,
                 sizes,
-                backlog,
+                tuning,
             };
         }
         // Any size or repetition flag drops the default wait, as it always has.
@@ -216,7 +225,7 @@ impl Cli {
                 .contenders
                 .map_or_else(|| Contender::ALL.to_vec(), |c| c.0),
             exe: std::env::current_exe().ok(),
-            backlog,
+            tuning,
             quiet_wait: Duration::from_secs(quiet_wait),
         };
         match self.sweep {
@@ -281,7 +290,7 @@ mod tests {
         assert_eq!(options.sizes, Sizes::FULL);
         assert_eq!(options.contenders, Contender::ALL);
         assert_eq!(options.selection, Selection::default());
-        assert_eq!(options.backlog, None);
+        assert_eq!(options.tuning, Tuning::default());
         assert_eq!(options.quiet_wait, Duration::from_secs(60));
         assert_eq!(compare(&["--quick"]).quiet_wait, Duration::ZERO);
         assert_eq!(compare(&["--quiet-wait", "5"]).quiet_wait.as_secs(), 5);
@@ -289,9 +298,24 @@ mod tests {
 
     #[test]
     fn numbers_are_at_least_one_and_the_last_one_counts() {
-        let options = compare(&["--threads", "0", "--reps", "0", "--backlog", "0"]);
+        let options = compare(&[
+            "--threads",
+            "0",
+            "--reps",
+            "0",
+            "--backlog",
+            "0",
+            "--global-shards",
+            "0",
+        ]);
         assert_eq!((options.threads, options.sizes.reps), (1, 1));
-        assert_eq!(options.backlog, Some(1));
+        assert_eq!(options.tuning.backlog, Some(1));
+        assert_eq!(options.tuning.global_queue_shards, Some(1));
+        let too_many = compare(&["--global-shards", "100000"]);
+        assert_eq!(
+            too_many.tuning.global_queue_shards,
+            Some(dreadpool::MAX_GLOBAL_QUEUE_SHARDS)
+        );
         assert_eq!(compare(&["--threads", "2", "--threads", "5"]).threads, 5);
         assert_eq!(compare(&["--quick", "--smoke"]).sizes, Sizes::SMOKE);
         assert_eq!(compare(&["--smoke", "--quick"]).sizes, Sizes::QUICK);
@@ -376,6 +400,7 @@ mod tests {
             "--reps",
             "--contenders",
             "--backlog",
+            "--global-shards",
             "--wake-samples",
             "--quiet-wait",
             "--filter a,b,...",

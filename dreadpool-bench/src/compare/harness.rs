@@ -60,10 +60,10 @@ impl<'a> Harness<'a> {
         let sizes = options.sizes;
         let selection = &options.selection;
         let oversub_threads = 4 * cores();
-        let mut pools = PoolSet::new(options.threads).with_backlog(options.backlog);
-        let mut oversub = PoolSet::new(oversub_threads).with_backlog(options.backlog);
+        let mut pools = PoolSet::new(options.threads).with_tuning(options.tuning);
+        let mut oversub = PoolSet::new(oversub_threads).with_tuning(options.tuning);
         let second = PoolSet::new(options.threads)
-            .with_backlog(options.backlog)
+            .with_tuning(options.tuning)
             .with_tag("B");
         // Warm up every pool and its allocator arenas (fork-join has its own pools).
         let contenders = options.contenders.iter().copied();

@@ -40,7 +40,7 @@ pub use render::{date, features, machine, render};
 pub use scenario::{Name, Scenario, Selection};
 pub use sweep::{sweep, Sweep};
 
-use crate::contenders::Contender;
+use crate::contenders::{Contender, Tuning};
 use crate::fork_join;
 use crate::report::Row;
 use harness::Harness;
@@ -150,8 +150,9 @@ pub struct Options {
     pub contenders: Vec<Contender>,
     /// This binary, re-executed for the child-process scenarios.
     pub exe: Option<PathBuf>,
-    /// dreadpool's backlog, if not its default (`--backlog`).
-    pub backlog: Option<usize>,
+    /// dreadpool's settings, where not its defaults (`--backlog`,
+    /// `--global-shards`).
+    pub tuning: Tuning,
     /// Before each repetition, wait up to this long for other processes to
     /// leave the CPUs alone (`--quiet-wait SECS`; 0 = do not wait).
     pub quiet_wait: Duration,

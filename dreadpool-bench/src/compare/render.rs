@@ -69,9 +69,16 @@ pub fn render(results: &Results) -> String {
             "release"
         },
         features(),
-        o.backlog
+        o.tuning
+            .backlog
             .map(|b| format!(", backlog {b}"))
-            .unwrap_or_default(),
+            .into_iter()
+            .chain(
+                o.tuning
+                    .global_queue_shards
+                    .map(|s| format!(", global queue shards {s}"))
+            )
+            .collect::<String>(),
     ));
     if !results.rows.is_empty() {
         out.push_str(&report::markdown_table(
