@@ -40,8 +40,11 @@ use crossbeam_utils::CachePadded;
 
 /// Spawn and completion counts, sharded by writer.
 pub(crate) struct TaskCounts {
-    /// Per global-queue shard.
-    external: Box<[CachePadded<AtomicU64>]>,
+    /// Shard 0's count of outside spawns, kept in the struct for the same
+    /// reason as `GlobalQueue`'s first shard (`queue/global.rs`).
+    external: CachePadded<AtomicU64>,
+    /// Shards 1 and up.
+    external_others: Box<[CachePadded<AtomicU64>]>,
     workers: Box<[CachePadded<WorkerCounts>]>,
 }
 
@@ -62,7 +65,8 @@ fn bump(counter: &AtomicU64) {
 impl TaskCounts {
     pub(crate) fn new(workers: usize, shards: usize) -> Self {
         TaskCounts {
-            external: (0..shards.max(1))
+            external: CachePadded::new(AtomicU64::new(0)),
+            external_others: (1..shards.max(1))
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
             workers: (0..workers)
@@ -87,14 +91,28 @@ impl TaskCounts {
     /// [`pending`]: Self::pending
     #[inline(always)]
     pub(crate) fn external_spawned(&self, shard: usize) {
-        self.external[shard].fetch_add(1, Ordering::AcqRel);
+        self.external_of(shard).fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Shard `shard`'s count of outside spawns.
+    #[inline(always)]
+    fn external_of(&self, shard: usize) -> &AtomicU64 {
+        match shard {
+            0 => &self.external,
+            _ => &self.external_others[shard - 1],
+        }
+    }
+
+    /// Every shard's count of outside spawns, from 0.
+    fn externals(&self) -> impl Iterator<Item = &AtomicU64> {
+        std::iter::once(&*self.external).chain(self.external_others.iter().map(|c| &**c))
     }
 
     /// Takes back an [`external_spawned`](Self::external_spawned) whose task
     /// was refused (the pool was shutting down) and never queued: the same
     /// `shard`.
     pub(crate) fn external_refused(&self, shard: usize) {
-        self.external[shard].fetch_sub(1, Ordering::AcqRel);
+        self.external_of(shard).fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Counts a task that worker `index` is about to push to its own queue.
@@ -113,10 +131,7 @@ impl TaskCounts {
     /// Tasks spawned from outside the pool so far (refused ones excluded).
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     pub(crate) fn external_total(&self) -> u64 {
-        self.external
-            .iter()
-            .map(|c| c.load(Ordering::Relaxed))
-            .sum()
+        self.externals().map(|c| c.load(Ordering::Relaxed)).sum()
     }
 
     /// Tasks worker `index` finished so far.
@@ -152,10 +167,10 @@ impl TaskCounts {
         // for each count on its own, so every one is read this way.
         let external: u64 = if broken!("__broken_pending_one_shard") {
             // The broken variant reads the last shard's count alone.
-            self.external[self.external.len() - 1].fetch_add(0, Ordering::AcqRel)
+            let last = self.external_others.len();
+            self.external_of(last).fetch_add(0, Ordering::AcqRel)
         } else {
-            self.external
-                .iter()
+            self.externals()
                 .map(|c| c.fetch_add(0, Ordering::AcqRel))
                 .sum()
         };

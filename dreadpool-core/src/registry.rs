@@ -236,6 +236,7 @@ impl Registry {
     /// count with a read-modify-write. Either we see the flag and back out,
     /// or the draining workers see our count and wait for the task the
     /// caller is about to push (see `TaskCounts::pending`).
+    #[inline]
     pub(crate) fn admit_external(&self, shard: usize) -> bool {
         // The broken variant looks at the flag first, the natural mistake.
         let flag_first = broken!("__broken_flag_before_count");

@@ -32,8 +32,14 @@ use crate::task::Task;
 pub(crate) const MAX_SHARDS: usize = 64;
 
 /// The global queue, in one or more shards.
+///
+/// Shard 0 is kept in the struct itself, the others behind a pointer: with
+/// one shard (the default) a spawn reaches the queue as it did before there
+/// were shards, with no load of a pointer on the way.
 pub(crate) struct GlobalQueue {
-    shards: Box<[Injector<Task>]>,
+    first: Injector<Task>,
+    /// Shards 1 and up.
+    others: Box<[Injector<Task>]>,
 }
 
 impl GlobalQueue {
@@ -41,8 +47,26 @@ impl GlobalQueue {
     pub(crate) fn new(shards: usize) -> Self {
         debug_assert!((1..=MAX_SHARDS).contains(&shards));
         GlobalQueue {
-            shards: (0..shards.max(1)).map(|_| Injector::new()).collect(),
+            first: Injector::new(),
+            others: (1..shards.max(1)).map(|_| Injector::new()).collect(),
         }
+    }
+
+    /// Whether there is more than one shard.
+    #[inline(always)]
+    pub(crate) fn is_sharded(&self) -> bool {
+        !self.others.is_empty()
+    }
+
+    /// How many shards there are.
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.others.len() + 1
+    }
+
+    /// Every shard, from 0.
+    fn all(&self) -> impl Iterator<Item = &Injector<Task>> {
+        std::iter::once(&self.first).chain(self.others.iter())
     }
 
     /// The calling thread's home shard, which its outside spawns go to.
@@ -53,23 +77,25 @@ impl GlobalQueue {
     /// shards, round the shards in turn.
     #[inline(always)]
     pub(crate) fn home_of_this_thread(&self) -> usize {
-        let shards = self.shards.len();
-        if shards == 1 {
+        if self.others.is_empty() {
             0
         } else {
-            thread_ordinal() % shards
+            thread_ordinal() % self.count()
         }
     }
 
     /// Worker `index`'s home shard, the first it takes from.
     pub(crate) fn home_of_worker(&self, index: usize) -> usize {
-        index % self.shards.len()
+        index % self.count()
     }
 
     /// Shard `shard`'s queue.
     #[inline(always)]
     pub(crate) fn shard(&self, shard: usize) -> &Injector<Task> {
-        &self.shards[shard]
+        match shard {
+            0 => &self.first,
+            _ => &self.others[shard - 1],
+        }
     }
 
     /// True when no shard holds a task (each read as crossbeam's `is_empty`
@@ -78,15 +104,15 @@ impl GlobalQueue {
         if broken!("__broken_second_look_home_shard") {
             // The broken variant: a second look at shard 0 (the only
             // worker's home in the model) alone.
-            return self.shards[0].is_empty();
+            return self.first.is_empty();
         }
-        self.shards.iter().all(Injector::is_empty)
+        self.all().all(Injector::is_empty)
     }
 
     /// Tasks waiting, over every shard (a snapshot, for the metrics).
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     pub(crate) fn len(&self) -> usize {
-        self.shards.iter().map(Injector::len).sum()
+        self.all().map(Injector::len).sum()
     }
 
     /// Moves up to `limit` tasks of one shard into `dest` and returns one of
@@ -99,11 +125,14 @@ impl GlobalQueue {
         dest: &Worker<Task>,
         limit: usize,
     ) -> Option<Task> {
-        let shards = self.shards.len();
+        let shards = self.count();
         for k in 0..shards {
             let shard = if shards == 1 { 0 } else { (home + k) % shards };
             loop {
-                match self.shards[shard].steal_batch_with_limit_and_pop(dest, limit) {
+                match self
+                    .shard(shard)
+                    .steal_batch_with_limit_and_pop(dest, limit)
+                {
                     Steal::Success(task) => return Some(task),
                     Steal::Empty => break,
                     Steal::Retry => continue,

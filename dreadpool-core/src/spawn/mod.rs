@@ -52,7 +52,22 @@ impl Registry {
             Ok(()) => return Ok(()),
             Err(unspawned) => unspawned,
         };
-        let shard = self.global().home_of_this_thread();
+        if self.global().is_sharded() {
+            return self.spawn_outside_sharded(task, envelope);
+        }
+        self.spawn_outside(task, envelope, 0)
+    }
+
+    /// An outside spawn into the global queue's shard `shard`, counted in
+    /// that shard's count.
+    #[inline(always)]
+    #[track_caller]
+    fn spawn_outside<T: IntoTask>(
+        &self,
+        task: T,
+        envelope: Envelope,
+        shard: usize,
+    ) -> Result<(), T> {
         if !self.admit_external(shard) {
             return Err(task);
         }
@@ -65,6 +80,19 @@ impl Registry {
         self.sleep()
             .deliver_external_task(task, self.global().shard(shard));
         Ok(())
+    }
+
+    /// [`spawn_outside`](Self::spawn_outside) into this thread's home shard
+    /// of a sharded global queue (`queue/global.rs`). Out of line, so that
+    /// with one shard a spawn pays only the check, and its shard is the
+    /// constant 0 that folds away: computed on every spawn, the home and the
+    /// shard's lookups took 15 instructions and 3-5% more time per outside
+    /// spawn (`BENCHMARKS.md`, "Core design figures": spawn-outside-sharded).
+    #[inline(never)]
+    #[track_caller]
+    fn spawn_outside_sharded<T: IntoTask>(&self, task: T, envelope: Envelope) -> Result<(), T> {
+        let shard = self.global().home_of_this_thread();
+        self.spawn_outside(task, envelope, shard)
     }
 
     /// An outside spawn while the flight recorder records spawns (its
