@@ -21,6 +21,15 @@
 #       (two runs each, in turns), one file per run: the comparison that
 #       BENCHMARKS.md's "The latent window" leaves to a many-core machine.
 #       A second call, after `run`: each part is limited to 60 s, 6 in all.
+#   dreadpool-bench/scripts/sixteen-cores.sh shards DIR [OUTDIR]
+#       The global queue in 1, 4, 8 and 16 shards (`compare --global-shards`,
+#       no other build needed): `producers` (16 threads spawning at once,
+#       and one alone) and `external` at 16 threads, the four in turns, three
+#       rounds; the sweep 2,4,8,16 of external, fan-out and producers with
+#       1 and 8 shards; then `structure` of producers and external at 16
+#       workers for each count. One file per run, each limited to 60 s (18
+#       in all; 23 s on 2 CPUs). With a device session's 15 minutes, run
+#       `run` first, then this, then `windows`, each in its own call.
 #
 # DIR must be ignored by git (a folder named in .git/info/exclude) so that it
 # can travel as an ignored path. `--quiet-wait 0`: the machine is lent whole.
@@ -95,10 +104,33 @@ windows() {
   ls -l "$out" >&2
 }
 
+shards() {
+  local dir="$1"
+  out="${2:-${OUT:-./sixteen}}"
+  mkdir -p "$out"
+  local round count
+  for round in 1 2 3; do
+    for count in 1 4 8 16; do
+      part 60 "shards-$count-$round" "$dir/compare" --threads 16 --reps 5 --quiet-wait 0 \
+        --global-shards "$count" --contenders dreadpool producers external
+    done
+  done
+  for count in 1 8; do
+    part 60 "sweep-shards-$count" "$dir/compare" --sweep 2,4,8,16 --reps 3 --quiet-wait 0 \
+      --global-shards "$count" --contenders dreadpool external fanout producers
+  done
+  for count in 1 4 8 16; do
+    part 60 "structure-shards-$count" "$dir/structure" --threads 16 --reps 5 \
+      --global-shards "$count" producers external
+  done
+  ls -l "$out" >&2
+}
+
 case "${1:-}" in
   build) build "${2:?build needs a folder}" ;;
   build-windows) build_windows "${2:?build-windows needs a folder}" ;;
   run) run "${2:?run needs the folder of the binaries}" "${3:-}" ;;
   windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
-  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
+  shards) shards "${2:?shards needs the folder of the binaries}" "${3:-}" ;;
+  *) sed -n '2,34p' "$0" >&2; exit 2 ;;
 esac
