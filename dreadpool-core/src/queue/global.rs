@@ -36,10 +36,13 @@ pub(crate) const MAX_SHARDS: usize = 64;
 /// Shard 0 is kept in the struct itself, the others behind a pointer: with
 /// one shard (the default) a spawn reaches the queue as it did before there
 /// were shards, with no load of a pointer on the way.
+#[repr(C)]
 pub(crate) struct GlobalQueue {
-    first: Injector<Task>,
-    /// Shards 1 and up.
+    /// Shards 1 and up. First, in a cache line of its own (the injector's
+    /// alignment pads it): every outside spawn reads its length, and no
+    /// field that others write may share that line.
     others: Box<[Injector<Task>]>,
+    first: Injector<Task>,
 }
 
 impl GlobalQueue {
