@@ -10,8 +10,9 @@
 //! ```
 //!
 //! SCENARIO is `external` (one outside thread spawns N tiny tasks), `fanout`
-//! (one task spawns N), or `producers` (one outside thread per worker, N in
-//! all, released together); default: all three. Each runs R times (default
+//! (one task spawns N), `producers` (one outside thread per worker, N in
+//! all, released together), or `nqueens` (coarse fork-join, below); default:
+//! all four. Each runs R times (default
 //! 10, N 100,000 by default: an outside thread's ring keeps 4,096 events,
 //! and its wakes must fit) per worker count, each on a fresh pool with the `metrics` counters and the flight recorder
 //! at its `Scheduler` level (wakes are recorded on the waker's track, so a
@@ -28,12 +29,23 @@
 //!   pull; *steal attempts* (a poll of a peer's deque) and tasks per stolen
 //!   batch.
 //!
+//! `nqueens` is `compare`'s coarse fork-join row, nqueens(12) in
+//! `ThreadPool::install` (about a thousand joins over 12 ms of serial work),
+//! counted per run in a table of its own: how fast a burst of coarse work
+//! reaches every worker is a question of how many wakes must happen one
+//! after the other, so it prints the *wake depth* (the longest chain of
+//! wakes, each woken by the one before it, from the thread that called
+//! `install` to a worker's first wake in the run), the workers woken, the
+//! wakes that found nothing, and the forks shared and stolen. On real cores
+//! each step of the chain costs a wake's latency.
+//!
 //! `--global-shards N` builds the pools with the global queue in N shards
 //! (`ThreadPoolBuilder::with_global_queue_shards`; default 1).
 //!
 //! Needs `--features metrics,recorder`.
 
 use dreadpool::{EventKind, RecordLevel, Recording, ThreadPool, ThreadPoolBuilder, Track};
+use dreadpool_bench::fork_join::{nqueens, queens_reference, DreadpoolJoin};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -55,16 +67,26 @@ enum Scenario {
     External,
     Fanout,
     Producers,
+    Nqueens,
 }
 
+/// The board of the coarse fork-join scenario (`compare`'s nqueens row).
+const QUEENS: u32 = 12;
+
 impl Scenario {
-    const ALL: [Scenario; 3] = [Scenario::External, Scenario::Fanout, Scenario::Producers];
+    const ALL: [Scenario; 4] = [
+        Scenario::External,
+        Scenario::Fanout,
+        Scenario::Producers,
+        Scenario::Nqueens,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Scenario::External => "external",
             Scenario::Fanout => "fanout",
             Scenario::Producers => "producers",
+            Scenario::Nqueens => "nqueens",
         }
     }
 
@@ -72,7 +94,9 @@ impl Scenario {
         Scenario::ALL
             .into_iter()
             .find(|s| s.name() == name)
-            .ok_or_else(|| format!("unknown scenario {name:?} (external, fanout, producers)"))
+            .ok_or_else(|| {
+                format!("unknown scenario {name:?} (external, fanout, producers, nqueens)")
+            })
     }
 
     /// Spawns `tasks` tiny tasks into `pool` this scenario's way and waits
@@ -113,6 +137,10 @@ impl Scenario {
                     thread.join().expect("a producer panicked");
                 }
             }
+            Scenario::Nqueens => {
+                let solutions = pool.install(|| nqueens::<DreadpoolJoin>(QUEENS));
+                assert_eq!(Some(solutions), queens_reference(QUEENS));
+            }
         }
         pool.join();
     }
@@ -130,11 +158,22 @@ struct Counts {
     steal_attempts: u64,
     steals: u64,
     stolen: u64,
+    forks_shared: u64,
+    forks_stolen: u64,
+    /// Each run's wake depth (`nqueens`): the longest chain of wakes.
+    wake_depths: Vec<u32>,
+    /// Workers woken at least once, added over the runs.
+    workers_woken: u64,
     lost_events: u64,
 }
 
 fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
-    let tasks = options.tasks;
+    // A fork-join run is timed whole (`ns_per_task` is then per run).
+    let tasks = if scenario == Scenario::Nqueens {
+        1
+    } else {
+        options.tasks
+    };
     let pool = Arc::new(
         ThreadPoolBuilder::new()
             .with_threads(threads)
@@ -161,6 +200,10 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
         steal_attempts: 0,
         steals: 0,
         stolen: 0,
+        forks_shared: 0,
+        forks_stolen: 0,
+        wake_depths: Vec::new(),
+        workers_woken: 0,
         lost_events: recording.lost_events(),
     };
     for worker in &metrics.workers {
@@ -169,9 +212,35 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
         counts.steal_attempts += worker.steals_attempted;
         counts.steals += worker.steals_succeeded;
         counts.stolen += worker.tasks_stolen;
+        counts.forks_shared += worker.forks_shared;
+        counts.forks_stolen += worker.forks_stolen;
     }
     count_events(&recording, scenario, &mut counts);
+    let depths = wake_depths(&recording);
+    counts.workers_woken = depths.iter().flatten().count() as u64;
     counts
+        .wake_depths
+        .push(depths.iter().flatten().copied().max().unwrap_or(0));
+    counts
+}
+
+/// Each worker's wake depth in `recording`: 1 if its first wake came from
+/// a thread outside the pool, one more than its waker's if from a worker
+/// (0 for a waker never woken: it was awake when the run began); `None` for
+/// a worker never woken. Events come oldest first, so a waker's depth is
+/// known before it wakes anyone.
+fn wake_depths(recording: &Recording) -> Vec<Option<u32>> {
+    let mut depths = vec![None; recording.worker_names().len()];
+    for event in recording.events() {
+        if let EventKind::Unpark { worker } = event.kind {
+            let depth = match event.track {
+                Track::Outside(_) => 1,
+                Track::Worker(waker) => depths[waker].unwrap_or(0) + 1,
+            };
+            depths[worker].get_or_insert(depth);
+        }
+    }
+    depths
 }
 
 /// The recording's wakes by waker, and its global pulls.
@@ -232,6 +301,10 @@ impl Counts {
         self.steal_attempts += other.steal_attempts;
         self.steals += other.steals;
         self.stolen += other.stolen;
+        self.forks_shared += other.forks_shared;
+        self.forks_stolen += other.forks_stolen;
+        self.wake_depths.extend_from_slice(&other.wake_depths);
+        self.workers_woken += other.workers_woken;
         self.lost_events += other.lost_events;
     }
 }
@@ -302,7 +375,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "-h" | "--help" => {
                 return Err(
-                    "usage: structure [--threads 2,4,8,16] [--tasks N] [--reps R] [--global-shards N] [external|fanout|producers ...]"
+                    "usage: structure [--threads 2,4,8,16] [--tasks N] [--reps R] [--global-shards N] [external|fanout|producers|nqueens ...]"
                         .to_string(),
                 )
             }
@@ -328,9 +401,15 @@ fn main() {
         "structure: {} runs of {} tasks each, on {cpus} CPUs, global queue in {} shard(s); per 1,000 tasks unless a ratio\n",
         options.reps, options.tasks, options.global_shards
     );
-    println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for &scenario in &options.scenarios {
+    let (spawns, forks): (Vec<_>, Vec<_>) = options
+        .scenarios
+        .iter()
+        .partition(|&&s| s != Scenario::Nqueens);
+    if !spawns.is_empty() {
+        println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    }
+    for &&scenario in &spawns {
         for &threads in &options.threads {
             let c = measure_reps(scenario, threads, &options);
             let t = options.tasks * u64::from(options.reps);
@@ -346,6 +425,32 @@ fn main() {
                 ratio(c.pulled, c.global_pulls),
                 per_thousand(c.steal_attempts, t),
                 ratio(c.stolen, c.steals),
+                c.lost_events,
+            );
+        }
+    }
+    if !forks.is_empty() {
+        if !spawns.is_empty() {
+            println!();
+        }
+        println!("nqueens({QUEENS}) in `install`, per run (the wake depth: median and the most of the runs)\n");
+        println!("| workers | ms | wake depth | most | workers woken | wakes | no-op wakes | forks shared | forks stolen | lost events |");
+        println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for &threads in &options.threads {
+            let mut c = measure_reps(Scenario::Nqueens, threads, &options);
+            let runs = f64::from(options.reps);
+            let per_run = |n: u64| format!("{:.1}", n as f64 / runs);
+            c.wake_depths.sort_unstable();
+            println!(
+                "| {threads} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                c.ns_per_task / 1e6,
+                c.wake_depths[c.wake_depths.len() / 2],
+                c.wake_depths.last().copied().unwrap_or(0),
+                per_run(c.workers_woken),
+                per_run(c.spawner_wakes + c.worker_wakes),
+                per_run(c.noop_wakes),
+                per_run(c.forks_shared),
+                per_run(c.forks_stolen),
                 c.lost_events,
             );
         }
