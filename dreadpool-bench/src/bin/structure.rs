@@ -36,15 +36,19 @@
 //! after the other, so it prints the *wake depth* (the longest chain of
 //! wakes, each woken by the one before it, from the thread that called
 //! `install` to a worker's first wake in the run), the workers woken, the
-//! wakes that found nothing, and the forks shared and stolen. On real cores
-//! each step of the chain costs a wake's latency.
+//! wakes that found nothing, the forks shared and stolen, and the sleeps of
+//! joiners waiting for a thief (each ends with the thief's wake). On real
+//! cores each step of the chain, and each such sleep on the computation's
+//! critical path, costs a wake's latency.
 //!
 //! `--global-shards N` builds the pools with the global queue in N shards
 //! (`ThreadPoolBuilder::with_global_queue_shards`; default 1).
 //!
 //! Needs `--features metrics,recorder`.
 
-use dreadpool::{EventKind, RecordLevel, Recording, ThreadPool, ThreadPoolBuilder, Track};
+use dreadpool::{
+    EventKind, RecordLevel, Recording, ThreadPool, ThreadPoolBuilder, Track, WorkerActivity,
+};
 use dreadpool_bench::fork_join::{nqueens, queens_reference, DreadpoolJoin};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -164,6 +168,9 @@ struct Counts {
     wake_depths: Vec<u32>,
     /// Workers woken at least once, added over the runs.
     workers_woken: u64,
+    /// Sleeps of a worker waiting inside a task (at a join whose fork a
+    /// thief runs, in `nqueens`): each ends with a wake by the thief.
+    wait_sleeps: u64,
     lost_events: u64,
 }
 
@@ -204,6 +211,7 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
         forks_stolen: 0,
         wake_depths: Vec::new(),
         workers_woken: 0,
+        wait_sleeps: 0,
         lost_events: recording.lost_events(),
     };
     for worker in &metrics.workers {
@@ -248,8 +256,15 @@ fn count_events(recording: &Recording, scenario: Scenario, counts: &mut Counts) 
     // In the fan-out the spawner is the worker running the spawning task:
     // the worker that woke most is taken to be it.
     let mut wakes_by_worker = vec![0u64; recording.worker_names().len()];
+    // How deep in nested waits each worker is.
+    let mut waiting = vec![0u32; recording.worker_names().len()];
     for event in recording.events() {
         match (event.kind, event.track) {
+            (EventKind::WaitBegin, Track::Worker(w)) => waiting[w] += 1,
+            (EventKind::WaitEnd, Track::Worker(w)) => waiting[w] = waiting[w].saturating_sub(1),
+            (EventKind::State(WorkerActivity::Sleeping), Track::Worker(w)) if waiting[w] > 0 => {
+                counts.wait_sleeps += 1;
+            }
             (EventKind::Unpark { .. }, Track::Outside(_)) => counts.spawner_wakes += 1,
             (EventKind::Unpark { .. }, Track::Worker(w)) => wakes_by_worker[w] += 1,
             (EventKind::GlobalPull { batch, .. }, _) => {
@@ -305,6 +320,7 @@ impl Counts {
         self.forks_stolen += other.forks_stolen;
         self.wake_depths.extend_from_slice(&other.wake_depths);
         self.workers_woken += other.workers_woken;
+        self.wait_sleeps += other.wait_sleeps;
         self.lost_events += other.lost_events;
     }
 }
@@ -434,15 +450,15 @@ fn main() {
             println!();
         }
         println!("nqueens({QUEENS}) in `install`, per run (the wake depth: median and the most of the runs)\n");
-        println!("| workers | ms | wake depth | most | workers woken | wakes | no-op wakes | forks shared | forks stolen | lost events |");
-        println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        println!("| workers | ms | wake depth | most | workers woken | wakes | no-op wakes | forks shared | forks stolen | joiners' sleeps | lost events |");
+        println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for &threads in &options.threads {
             let mut c = measure_reps(Scenario::Nqueens, threads, &options);
             let runs = f64::from(options.reps);
             let per_run = |n: u64| format!("{:.1}", n as f64 / runs);
             c.wake_depths.sort_unstable();
             println!(
-                "| {threads} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {threads} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 c.ns_per_task / 1e6,
                 c.wake_depths[c.wake_depths.len() / 2],
                 c.wake_depths.last().copied().unwrap_or(0),
@@ -451,6 +467,7 @@ fn main() {
                 per_run(c.noop_wakes),
                 per_run(c.forks_shared),
                 per_run(c.forks_stolen),
+                per_run(c.wait_sleeps),
                 c.lost_events,
             );
         }

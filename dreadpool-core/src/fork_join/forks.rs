@@ -147,11 +147,13 @@ impl SharedForks {
         self.len.load(Ordering::Relaxed)
     }
 
-    /// Shares `job` (the owner, newest last).
-    pub(crate) fn push(&self, job: JobRef) {
+    /// Shares `job` (the owner, newest last). Returns how many forks the
+    /// list holds now.
+    pub(crate) fn push(&self, job: JobRef) -> usize {
         let mut jobs = lock(&self.jobs);
         jobs.push_back(job);
         self.len.store(jobs.len(), Ordering::Relaxed);
+        jobs.len()
     }
 
     /// Takes back `job` if no thief took it (the owner, whose join ends).

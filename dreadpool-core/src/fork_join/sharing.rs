@@ -67,10 +67,10 @@ impl ForkSharing {
 
     /// Moves the oldest latent fork to the shared list, as a task of its
     /// own (counted, so that the thief's run, or the owner's reclaim, takes
-    /// the count back), and wakes a sleeper to take it unless someone
-    /// already searches. No fence, as for a local spawn
-    /// (`Sleep::notify_local_task`): if no thief comes, the owner takes the
-    /// fork back at its join.
+    /// the count back), and wakes a sleeper to take it unless as many
+    /// workers already search as this worker has forks on offer
+    /// (`Sleep::notify_shared_forks`). No fence, as for a local spawn: if
+    /// no thief comes, the owner takes the fork back at its join.
     #[cold]
     #[inline(never)]
     fn share_oldest(&self, worker: &WorkerThread) {
@@ -82,8 +82,8 @@ impl ForkSharing {
         // SAFETY: a latent fork of this worker: its frame is alive.
         let site = unsafe { job.site() };
         worker.probe().fork_shared(job.id(), site);
-        self.own_shared().push(job);
-        registry.sleep().notify_local_task();
+        let on_offer = self.own_shared().push(job);
+        registry.sleep().notify_shared_forks(on_offer);
     }
 
     /// At the end of a join on `worker` whose fork was shared: takes it back

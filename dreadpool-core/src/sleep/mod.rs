@@ -188,6 +188,28 @@ impl Sleep {
         self.wake_one_if_nobody_searching();
     }
 
+    /// Called by a worker after sharing a fork, with `on_offer` forks now
+    /// in its shared list: wakes a sleeper unless at least `on_offer`
+    /// workers already search.
+    ///
+    /// A spawned task wakes nobody while anyone searches (one searcher
+    /// finds it, and a stream of tiny tasks needs no more), but a shared
+    /// fork is the oldest, so largest, piece of a computation, and each of
+    /// a worker's shared forks can keep a worker busy: with the one-searcher
+    /// rule a burst of coarse work reached the pool one wake after another,
+    /// each thief waking the next, so the last of `n` workers started `n`
+    /// wake latencies after the first (`BENCHMARKS.md`, "Coarse fork-join:
+    /// wakes in parallel"). With one fork on offer this is the local rule.
+    /// No fence, as for [`notify_local_task`](Self::notify_local_task): the
+    /// owner takes back a fork nobody took.
+    pub(crate) fn notify_shared_forks(&self, on_offer: usize) {
+        // Relaxed, as in `wake_one_if_nobody_searching`.
+        let state = self.state.load(Ordering::Relaxed);
+        if sleeping(state) > 0 && searching(state) < on_offer as u64 {
+            self.wake_one();
+        }
+    }
+
     fn wake_one_if_nobody_searching(&self) {
         // Relaxed: the fence before (or the argument above) does the ordering;
         // this is a plain read of a line that only sleep transitions write.
@@ -446,5 +468,35 @@ mod tests {
         );
         sleep.wake_all();
         assert!(first.join().unwrap().is_none());
+    }
+
+    #[test]
+    fn each_fork_on_offer_may_wake_a_sleeper_while_fewer_search() {
+        let sleep = Arc::new(Sleep::new(4, WakerLog::none()));
+        let sleepers: Vec<_> = (1..4).map(|index| parked(&sleep, index)).collect();
+        // The sharing worker's first fork: nobody searches, one is woken.
+        sleep.notify_shared_forks(1);
+        assert_eq!(
+            sleep.state.load(Ordering::Relaxed),
+            2 * ONE_SLEEPING + ONE_SEARCHING
+        );
+        // A second fork on offer while that one still searches: a spawned
+        // task would wake nobody here, a shared fork wakes one more.
+        sleep.notify_shared_forks(2);
+        assert_eq!(
+            sleep.state.load(Ordering::Relaxed),
+            ONE_SLEEPING + 2 * ONE_SEARCHING,
+            "two forks on offer, one searcher: a second is woken"
+        );
+        // As many searchers as forks on offer: nobody more.
+        sleep.notify_shared_forks(2);
+        assert_eq!(
+            sleep.state.load(Ordering::Relaxed),
+            ONE_SLEEPING + 2 * ONE_SEARCHING
+        );
+        sleep.wake_all();
+        for sleeper in sleepers {
+            assert!(sleeper.join().unwrap().is_none());
+        }
     }
 }

@@ -51,7 +51,7 @@ impl WorkerThread {
     /// shared. Peers take such forks from its list, but `find_task` never
     /// looks at the worker's own list (in the main loop it is empty).
     /// Without this look a shared fork that no peer took (a peer busy, or
-    /// asleep after a wake that sharing skips: `Sleep::notify_local_task`)
+    /// asleep after a wake that sharing skips: `Sleep::notify_shared_forks`)
     /// waited for the end of the wait, which may depend on it; and the
     /// worker's second look before sleeping saw the fork as work and sent
     /// it searching again, so it spun until then.
