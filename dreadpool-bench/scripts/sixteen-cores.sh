@@ -28,8 +28,21 @@
 #       rounds; the sweep 2,4,8,16 of external, fan-out and producers with
 #       1 and 8 shards; then `structure` of producers and external at 16
 #       workers for each count. One file per run, each limited to 60 s (18
-#       in all; 23 s on 2 CPUs). With a device session's 15 minutes, run
-#       `run` first, then this, then `windows`, each in its own call.
+#       in all; 23 s on 2 CPUs).
+#   dreadpool-bench/scripts/sixteen-cores.sh build-coarse DIR
+#       Adds `compare-share1` and `structure-share1`: `compare` and
+#       `structure` with the earlier fork-sharing wake (`--cfg
+#       dreadpool_share_wakes_one`: a share wakes nobody while anyone
+#       searches, `sleep/mod.rs`), in a target folder of their own.
+#   dreadpool-bench/scripts/sixteen-cores.sh coarse DIR [OUTDIR]
+#       The fork-join rows at 16 threads with the sharing wake of now and
+#       the earlier one, in turns, three rounds, then `structure nqueens`
+#       at 2, 4, 8 and 16 workers with each: the comparison that
+#       BENCHMARKS.md's "Coarse fork-join: wakes in parallel" leaves to a
+#       many-core machine. 8 parts of at most 60 s (on 2 CPUs: 2 min).
+#
+# With a device session's 15 minutes: `run` (about 8 minutes), then
+# `coarse`, in two calls; `shards` and `windows` in a later session.
 #
 # DIR must be ignored by git (a folder named in .git/info/exclude) so that it
 # can travel as an ignored path. `--quiet-wait 0`: the machine is lent whole.
@@ -61,6 +74,22 @@ build_windows() {
       cargo build --quiet --release -p dreadpool-bench --bin compare
     cp "$target/window-$window/release/compare" "$dir/compare-w$window"
   done
+  ls -l "$dir"
+}
+
+build_coarse() {
+  local dir
+  dir="$(mkdir -p "$1" && cd "$1" && pwd)"
+  cd "$root"
+  local target="${CARGO_TARGET_DIR:-$root/target}"
+  RUSTFLAGS="${RUSTFLAGS:-} --cfg dreadpool_share_wakes_one" \
+    CARGO_TARGET_DIR="$target/share-one" \
+    cargo build --quiet --release -p dreadpool-bench --bin compare
+  cp "$target/share-one/release/compare" "$dir/compare-share1"
+  RUSTFLAGS="${RUSTFLAGS:-} --cfg dreadpool_share_wakes_one" \
+    CARGO_TARGET_DIR="$target/share-one" \
+    cargo build --quiet --release -p dreadpool-bench --features metrics,recorder --bin structure
+  cp "$target/share-one/release/structure" "$dir/structure-share1"
   ls -l "$dir"
 }
 
@@ -104,6 +133,22 @@ windows() {
   ls -l "$out" >&2
 }
 
+coarse() {
+  local dir="$1"
+  out="${2:-${OUT:-./sixteen}}"
+  mkdir -p "$out"
+  local round binary
+  for round in 1 2 3; do
+    for binary in compare compare-share1; do
+      part 60 "coarse-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
+    done
+  done
+  for binary in structure structure-share1; do
+    part 60 "coarse-$binary" "$dir/$binary" --threads 2,4,8,16 --reps 10 nqueens
+  done
+  ls -l "$out" >&2
+}
+
 shards() {
   local dir="$1"
   out="${2:-${OUT:-./sixteen}}"
@@ -129,8 +174,10 @@ shards() {
 case "${1:-}" in
   build) build "${2:?build needs a folder}" ;;
   build-windows) build_windows "${2:?build-windows needs a folder}" ;;
+  build-coarse) build_coarse "${2:?build-coarse needs a folder}" ;;
   run) run "${2:?run needs the folder of the binaries}" "${3:-}" ;;
   windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
   shards) shards "${2:?shards needs the folder of the binaries}" "${3:-}" ;;
-  *) sed -n '2,34p' "$0" >&2; exit 2 ;;
+  coarse) coarse "${2:?coarse needs the folder of the binaries}" "${3:-}" ;;
+  *) sed -n '2,48p' "$0" >&2; exit 2 ;;
 esac

@@ -414,14 +414,18 @@ fn main() {
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "structure: {} runs of {} tasks each, on {cpus} CPUs, global queue in {} shard(s); per 1,000 tasks unless a ratio\n",
-        options.reps, options.tasks, options.global_shards
+        "structure: {} runs a row, on {cpus} CPUs, global queue in {} shard(s)\n",
+        options.reps, options.global_shards
     );
     let (spawns, forks): (Vec<_>, Vec<_>) = options
         .scenarios
         .iter()
         .partition(|&&s| s != Scenario::Nqueens);
     if !spawns.is_empty() {
+        println!(
+            "{} tasks a run; per 1,000 tasks unless a ratio\n",
+            options.tasks
+        );
         println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
         println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     }

@@ -202,10 +202,19 @@ impl Sleep {
     /// wakes in parallel"). With one fork on offer this is the local rule.
     /// No fence, as for [`notify_local_task`](Self::notify_local_task): the
     /// owner takes back a fork nobody took.
+    ///
+    /// A build with `--cfg dreadpool_share_wakes_one` keeps the earlier
+    /// rule (wake only while nobody searches), so that one many-core run
+    /// can time both (`dreadpool-bench/scripts/sixteen-cores.sh coarse`).
     pub(crate) fn notify_shared_forks(&self, on_offer: usize) {
+        let searchers_enough = if cfg!(dreadpool_share_wakes_one) {
+            1
+        } else {
+            on_offer as u64
+        };
         // Relaxed, as in `wake_one_if_nobody_searching`.
         let state = self.state.load(Ordering::Relaxed);
-        if sleeping(state) > 0 && searching(state) < on_offer as u64 {
+        if sleeping(state) > 0 && searching(state) < searchers_enough {
             self.wake_one();
         }
     }
