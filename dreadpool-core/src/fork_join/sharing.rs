@@ -11,7 +11,16 @@ use crate::worker::WorkerThread;
 /// idle, so that several thieves each find a piece at once, but few, since
 /// each shared fork that nobody takes costs its owner a lock to take it back
 /// (`BENCHMARKS.md`, "Fork-join").
-const MAX_SHARED_FORKS: usize = 4;
+///
+/// 4 unless the build sets `--cfg dreadpool_max_shared_forks="16"` in
+/// `RUSTFLAGS`: chosen on 2 CPUs, where a pool of two keeps one shared
+/// whatever this says, so that a many-core machine can time both
+/// (`dreadpool-bench/scripts/sixteen-cores.sh coarse`).
+const MAX_SHARED_FORKS: usize = if cfg!(dreadpool_max_shared_forks = "16") {
+    16
+} else {
+    4
+};
 
 /// One worker's forks: the latent ones only it sees, and its list of shared
 /// ones in the pool.
