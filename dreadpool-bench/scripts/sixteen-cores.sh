@@ -33,17 +33,13 @@
 #       Adds `compare-share1` and `structure-share1`: `compare` and
 #       `structure` with the earlier fork-sharing wake (`--cfg
 #       dreadpool_share_wakes_one`: a share wakes nobody while anyone
-#       searches, `sleep/mod.rs`); and `compare-kept16`, `compare` with up
-#       to 16 forks kept shared per worker instead of 4 (`--cfg
-#       dreadpool_max_shared_forks="16"`, `fork_join/sharing.rs`); each in a
-#       target folder of its own.
+#       searches, `sleep/mod.rs`), in a target folder of their own.
 #   dreadpool-bench/scripts/sixteen-cores.sh coarse DIR [OUTDIR]
-#       The fork-join rows at 16 threads with the sharing wake of now, the
-#       earlier one, and 16 forks kept shared, in turns, three rounds, then
-#       `structure nqueens` at 2, 4, 8 and 16 workers with both wakes: the
-#       comparisons that BENCHMARKS.md's "Coarse fork-join: wakes in
-#       parallel" leaves to a many-core machine. 11 parts of at most 60 s
-#       (on 2 CPUs: 2 min).
+#       The fork-join rows at 16 threads with the sharing wake of now and
+#       the earlier one, in turns, three rounds, then `structure nqueens`
+#       at 2, 4, 8 and 16 workers with each: the comparison that
+#       BENCHMARKS.md's "Coarse fork-join: wakes in parallel" leaves to a
+#       many-core machine. 8 parts of at most 60 s (on 2 CPUs: 50 s).
 #
 # With a device session's 15 minutes: `run` (about 8 minutes), then
 # `coarse`, in two calls; `shards` and `windows` in a later session.
@@ -94,10 +90,6 @@ build_coarse() {
     CARGO_TARGET_DIR="$target/share-one" \
     cargo build --quiet --release -p dreadpool-bench --features metrics,recorder --bin structure
   cp "$target/share-one/release/structure" "$dir/structure-share1"
-  RUSTFLAGS="${RUSTFLAGS:-} --cfg dreadpool_max_shared_forks=\"16\"" \
-    CARGO_TARGET_DIR="$target/kept-16" \
-    cargo build --quiet --release -p dreadpool-bench --bin compare
-  cp "$target/kept-16/release/compare" "$dir/compare-kept16"
   ls -l "$dir"
 }
 
@@ -147,7 +139,7 @@ coarse() {
   mkdir -p "$out"
   local round binary
   for round in 1 2 3; do
-    for binary in compare compare-share1 compare-kept16; do
+    for binary in compare compare-share1; do
       part 60 "coarse-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
     done
   done
@@ -187,5 +179,5 @@ case "${1:-}" in
   windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
   shards) shards "${2:?shards needs the folder of the binaries}" "${3:-}" ;;
   coarse) coarse "${2:?coarse needs the folder of the binaries}" "${3:-}" ;;
-  *) sed -n '2,52p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,48p' "$0" >&2; exit 2 ;;
 esac

@@ -12,15 +12,11 @@ use crate::worker::WorkerThread;
 /// each shared fork that nobody takes costs its owner a lock to take it back
 /// (`BENCHMARKS.md`, "Fork-join").
 ///
-/// 4 unless the build sets `--cfg dreadpool_max_shared_forks="16"` in
-/// `RUSTFLAGS`: chosen on 2 CPUs, where a pool of two keeps one shared
-/// whatever this says, so that a many-core machine can time both
-/// (`dreadpool-bench/scripts/sixteen-cores.sh coarse`).
-const MAX_SHARED_FORKS: usize = if cfg!(dreadpool_max_shared_forks = "16") {
-    16
-} else {
-    4
-};
+/// A cap of 16 made fine work several times slower on 16 workers, most
+/// likely because a stack that rarely holds that many forks shares every
+/// new one and takes it back, two locks a join (`BENCHMARKS.md`, "Coarse
+/// fork-join: wakes in parallel", the cap of 16).
+const MAX_SHARED_FORKS: usize = 4;
 
 /// One worker's forks: the latent ones only it sees, and its list of shared
 /// ones in the pool.
