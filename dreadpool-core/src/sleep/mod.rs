@@ -197,8 +197,9 @@ impl Sleep {
     /// fork is the oldest, so largest, piece of a computation, and each of
     /// a worker's shared forks can keep a worker busy: with the one-searcher
     /// rule a burst of coarse work reached the pool one wake after another,
-    /// each thief waking the next, so the last of `n` workers started `n`
-    /// wake latencies after the first (`BENCHMARKS.md`, "Coarse fork-join:
+    /// each thief waking the next, so by the protocol the last of `n`
+    /// workers starts about `n` wake latencies after the first (a model,
+    /// not yet timed on many cores: `BENCHMARKS.md`, "Coarse fork-join:
     /// wakes in parallel"). With one fork on offer this is the local rule.
     /// No fence, as for [`notify_local_task`](Self::notify_local_task): the
     /// owner takes back a fork nobody took.
