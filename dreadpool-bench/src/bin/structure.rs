@@ -30,7 +30,7 @@
 //!   batch.
 //!
 //! `nqueens` is `compare`'s coarse fork-join row, nqueens(12) in
-//! `ThreadPool::install` (about a thousand joins over 12 ms of serial work),
+//! `ThreadPool::install` (joins over the columns of its first rows, serial below),
 //! counted per run in a table of its own: how fast a burst of coarse work
 //! reaches every worker is a question of how many wakes must happen one
 //! after the other, so it prints the *wake depth* (the longest chain of
