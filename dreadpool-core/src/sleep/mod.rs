@@ -175,7 +175,7 @@ impl Sleep {
         if !broken!("__broken_no_spawn_fence") {
             fence(Ordering::SeqCst);
         }
-        self.wake_one_if_nobody_searching();
+        self.wake_one_unless_searching(1);
     }
 
     /// Called by a worker after pushing a task to its own local queue.
@@ -185,7 +185,7 @@ impl Sleep {
     /// nobody steals it, so a missed wake can cost parallelism for a moment
     /// but can never strand a task. The next spawn sees the sleeper.
     pub(crate) fn notify_local_task(&self) {
-        self.wake_one_if_nobody_searching();
+        self.wake_one_unless_searching(1);
     }
 
     /// Called by a worker after sharing a fork, with `on_offer` forks now
@@ -208,23 +208,21 @@ impl Sleep {
     /// rule (wake only while nobody searches), so that one many-core run
     /// can time both (`dreadpool-bench/scripts/sixteen-cores.sh coarse`).
     pub(crate) fn notify_shared_forks(&self, on_offer: usize) {
-        let searchers_enough = if cfg!(dreadpool_share_wakes_one) {
+        let enough = if cfg!(dreadpool_share_wakes_one) {
             1
         } else {
             on_offer as u64
         };
-        // Relaxed, as in `wake_one_if_nobody_searching`.
-        let state = self.state.load(Ordering::Relaxed);
-        if sleeping(state) > 0 && searching(state) < searchers_enough {
-            self.wake_one();
-        }
+        self.wake_one_unless_searching(enough);
     }
 
-    fn wake_one_if_nobody_searching(&self) {
+    /// Wakes one sleeper, if any, unless at least `enough` workers already
+    /// search (1 for a spawned task: nobody may be searching).
+    fn wake_one_unless_searching(&self, enough: u64) {
         // Relaxed: the fence before (or the argument above) does the ordering;
         // this is a plain read of a line that only sleep transitions write.
         let state = self.state.load(Ordering::Relaxed);
-        if sleeping(state) > 0 && searching(state) == 0 {
+        if sleeping(state) > 0 && searching(state) < enough {
             self.wake_one();
         }
     }
