@@ -62,17 +62,23 @@ build() {
   ls -l "$dir"
 }
 
-build_windows() {
-  local dir
-  dir="$(mkdir -p "$1" && cd "$1" && pwd)"
-  cd "$root"
+# build_variant DIR CFG FOLDER BIN NAME [cargo args...]: BIN built with
+# `--cfg CFG` in a target folder of its own (the flag rebuilds every crate),
+# copied to DIR/NAME.
+build_variant() {
+  local dir="$1" cfg="$2" folder="$3" bin="$4" name="$5"
+  shift 5
   local target="${CARGO_TARGET_DIR:-$root/target}"
-  local window
+  (cd "$root" && RUSTFLAGS="${RUSTFLAGS:-} --cfg $cfg" CARGO_TARGET_DIR="$target/$folder" \
+    cargo build --quiet --release -p dreadpool-bench --bin "$bin" "$@")
+  cp "$target/$folder/release/$bin" "$dir/$name"
+}
+
+build_windows() {
+  local dir window
+  dir="$(mkdir -p "$1" && cd "$1" && pwd)"
   for window in 4 16; do
-    RUSTFLAGS="${RUSTFLAGS:-} --cfg dreadpool_latent_window=\"$window\"" \
-      CARGO_TARGET_DIR="$target/window-$window" \
-      cargo build --quiet --release -p dreadpool-bench --bin compare
-    cp "$target/window-$window/release/compare" "$dir/compare-w$window"
+    build_variant "$dir" "dreadpool_latent_window=\"$window\"" "window-$window" compare "compare-w$window"
   done
   ls -l "$dir"
 }
@@ -80,16 +86,9 @@ build_windows() {
 build_coarse() {
   local dir
   dir="$(mkdir -p "$1" && cd "$1" && pwd)"
-  cd "$root"
-  local target="${CARGO_TARGET_DIR:-$root/target}"
-  RUSTFLAGS="${RUSTFLAGS:-} --cfg dreadpool_share_wakes_one" \
-    CARGO_TARGET_DIR="$target/share-one" \
-    cargo build --quiet --release -p dreadpool-bench --bin compare
-  cp "$target/share-one/release/compare" "$dir/compare-share1"
-  RUSTFLAGS="${RUSTFLAGS:-} --cfg dreadpool_share_wakes_one" \
-    CARGO_TARGET_DIR="$target/share-one" \
-    cargo build --quiet --release -p dreadpool-bench --features metrics,recorder --bin structure
-  cp "$target/share-one/release/structure" "$dir/structure-share1"
+  build_variant "$dir" dreadpool_share_wakes_one share-one compare compare-share1
+  build_variant "$dir" dreadpool_share_wakes_one share-one structure structure-share1 \
+    --features metrics,recorder
   ls -l "$dir"
 }
 
@@ -124,25 +123,29 @@ windows() {
   local dir="$1"
   out="${2:-${OUT:-./sixteen}}"
   mkdir -p "$out"
+  forkjoin_rounds "$dir" 2 forkjoin compare compare-w4 compare-w16
+  ls -l "$out" >&2
+}
+
+# forkjoin_rounds DIR ROUNDS PREFIX BINARY...: the fork-join rows at 16
+# threads with each binary in turn, ROUNDS times, one part (and file) a run.
+forkjoin_rounds() {
+  local dir="$1" rounds="$2" prefix="$3"
+  shift 3
   local round binary
-  for round in 1 2; do
-    for binary in compare compare-w4 compare-w16; do
-      part 60 "forkjoin-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
+  for round in $(seq "$rounds"); do
+    for binary in "$@"; do
+      part 60 "$prefix-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
     done
   done
-  ls -l "$out" >&2
 }
 
 coarse() {
   local dir="$1"
   out="${2:-${OUT:-./sixteen}}"
   mkdir -p "$out"
-  local round binary
-  for round in 1 2 3; do
-    for binary in compare compare-share1; do
-      part 60 "coarse-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
-    done
-  done
+  local binary
+  forkjoin_rounds "$dir" 3 coarse compare compare-share1
   for binary in structure structure-share1; do
     part 60 "coarse-$binary" "$dir/$binary" --threads 2,4,8,16 --reps 10 nqueens
   done
