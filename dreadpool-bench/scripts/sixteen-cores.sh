@@ -20,7 +20,7 @@
 #       The fork-join rows at 16 threads with windows of 8, 4, 16, 8, 4, 16
 #       (two runs each, in turns), one file per run: the comparison that
 #       BENCHMARKS.md's "The latent window" leaves to a many-core machine.
-#       A second call, after `run`: each part is limited to 60 s, 6 in all.
+#       A second call, after `run`: each part is limited to 45 s, 6 in all.
 #   dreadpool-bench/scripts/sixteen-cores.sh shards DIR [OUTDIR]
 #       The global queue in 1, 4, 8 and 16 shards (`compare --global-shards`,
 #       no other build needed): `producers` (16 threads spawning at once,
@@ -33,13 +33,17 @@
 #       Adds `compare-share1` and `structure-share1`: `compare` and
 #       `structure` with the earlier fork-sharing wake (`--cfg
 #       dreadpool_share_wakes_one`: a share wakes nobody while anyone
-#       searches, `sleep/mod.rs`), in a target folder of their own.
+#       searches, `sleep/mod.rs`); and `compare-nospin` and
+#       `structure-nospin`, with joiners that sleep at once instead of
+#       looking again first (`--cfg dreadpool_join_spin_off`,
+#       `worker/join_spin.rs`); each pair in a target folder of its own.
 #   dreadpool-bench/scripts/sixteen-cores.sh coarse DIR [OUTDIR]
-#       The fork-join rows at 16 threads with the sharing wake of now and
-#       the earlier one, in turns, three rounds, then `structure nqueens`
-#       at 2, 4, 8 and 16 workers with each: the comparison that
-#       BENCHMARKS.md's "Coarse fork-join: wakes in parallel" leaves to a
-#       many-core machine. 8 parts of at most 60 s (on 2 CPUs: 50 s).
+#       The fork-join rows at 16 threads with the build of now, the earlier
+#       sharing wake and joiners that do not spin, in turns, three rounds,
+#       then `structure nqueens` at 2, 4, 8 and 16 workers with each: the
+#       comparisons that BENCHMARKS.md's "Coarse fork-join: wakes in
+#       parallel" and "A joiner looks again before it sleeps" leave to a
+#       many-core machine. 12 parts of at most 45 s.
 #
 # With a device session's 15 minutes: `run` (about 8 minutes), then
 # `coarse`, in two calls; `shards` and `windows` in a later session.
@@ -89,6 +93,9 @@ build_coarse() {
   build_variant "$dir" dreadpool_share_wakes_one share-one compare compare-share1
   build_variant "$dir" dreadpool_share_wakes_one share-one structure structure-share1 \
     --features metrics,recorder
+  build_variant "$dir" dreadpool_join_spin_off join-spin-off compare compare-nospin
+  build_variant "$dir" dreadpool_join_spin_off join-spin-off structure structure-nospin \
+    --features metrics,recorder
   ls -l "$dir"
 }
 
@@ -135,7 +142,7 @@ forkjoin_rounds() {
   local round binary
   for round in $(seq "$rounds"); do
     for binary in "$@"; do
-      part 60 "$prefix-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
+      part 45 "$prefix-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 forkjoin
     done
   done
 }
@@ -145,9 +152,9 @@ coarse() {
   out="${2:-${OUT:-./sixteen}}"
   mkdir -p "$out"
   local binary
-  forkjoin_rounds "$dir" 3 coarse compare compare-share1
-  for binary in structure structure-share1; do
-    part 60 "coarse-$binary" "$dir/$binary" --threads 2,4,8,16 --reps 10 nqueens
+  forkjoin_rounds "$dir" 3 coarse compare compare-share1 compare-nospin
+  for binary in structure structure-share1 structure-nospin; do
+    part 45 "coarse-$binary" "$dir/$binary" --threads 2,4,8,16 --reps 10 nqueens
   done
   ls -l "$out" >&2
 }
@@ -182,5 +189,5 @@ case "${1:-}" in
   windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
   shards) shards "${2:?shards needs the folder of the binaries}" "${3:-}" ;;
   coarse) coarse "${2:?coarse needs the folder of the binaries}" "${3:-}" ;;
-  *) sed -n '2,48p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,52p' "$0" >&2; exit 2 ;;
 esac

@@ -15,7 +15,8 @@
 //! `lifecycle.rs` (a thread's start, respawn and exit), `run_loop.rs` (the
 //! states of the loop), `find.rs` (where the next task comes from),
 //! `execute.rs` (running one task), `idle.rs` (going to sleep), `wait.rs`
-//! (waiting inside a task), `current_thread.rs` (the building thread as
+//! (waiting inside a task), `join_spin.rs` (a joiner's looks before it
+//! sleeps), `current_thread.rs` (the building thread as
 //! worker 0, `use_current_thread`). A spawn into the worker's own queue is decided
 //! in `spawn/`; the fork-sharing policy is `fork_join/sharing.rs`'s.
 
@@ -24,6 +25,7 @@ mod current_thread;
 mod execute;
 mod find;
 mod idle;
+mod join_spin;
 mod lifecycle;
 mod run_loop;
 mod wait;

@@ -2,6 +2,7 @@
 //! going idle, with each state change reported.
 
 use super::idle::Idle;
+use super::join_spin::JoinSpin;
 use super::wait::{WaitLatch, WaitTarget};
 use super::{WorkerThread, GLOBAL_CHECK_INTERVAL};
 use crate::panic::PanicPolicy;
@@ -31,6 +32,8 @@ impl WorkerThread {
         let mut searching = false;
         // Woken from a park and not yet told whether that found work.
         let mut woken = false;
+        // A joiner's looks again before it sleeps (`join_spin.rs`).
+        let mut spin = JoinSpin::new();
         loop {
             if let Some(target) = until {
                 let exit = if target.latch.is_set() {
@@ -43,6 +46,8 @@ impl WorkerThread {
                 if let Some(exit) = exit {
                     if searching {
                         self.stop_searching();
+                        probe.running();
+                    } else if spin.is_spinning() {
                         probe.running();
                     }
                     if woken {
@@ -73,7 +78,10 @@ impl WorkerThread {
                             woken = false;
                             probe.wakeup_found_work();
                         }
+                    } else if spin.is_spinning() {
+                        probe.running();
                     }
+                    spin.found_work();
                     if self.execute(task, until.is_some()) == PanicPolicy::Respawn {
                         return Exit::Respawn;
                     }
@@ -86,8 +94,12 @@ impl WorkerThread {
                         woken = false;
                         probe.wakeup_found_nothing();
                     }
-                    if !searching {
+                    if !searching && !spin.is_spinning() {
                         probe.searching();
+                    }
+                    let joins = until.is_some_and(|t| matches!(t.latch, WaitLatch::Fork(_)));
+                    if joins && !searching && spin.look_again() {
+                        continue;
                     }
                     match self.idle(searching, until) {
                         Idle::Search => searching = true,
@@ -97,6 +109,7 @@ impl WorkerThread {
                         }
                         Idle::HandedOff(task) => {
                             searching = false;
+                            spin.found_work();
                             probe.running();
                             probe.wakeup_found_work();
                             // Run at once, whatever `until` says: the task is
