@@ -159,7 +159,8 @@ mod tests {
             pool.spawn(|| std::hint::black_box(()));
         }
         pool.join();
-        let sample = feed.observe(Snapshot::from(&pool.metrics()));
+        let after = pool.metrics();
+        let sample = feed.observe(Snapshot::from(&after));
         assert_eq!(sample.workers.len(), 2);
         assert_eq!(sample.tasks_run, 500);
         let run: u64 = sample.workers.iter().map(|w| w.totals.tasks_run).sum();
@@ -167,7 +168,13 @@ mod tests {
         let timed: u64 = sample.workers.iter().map(|w| w.run_time.count).sum();
         assert_eq!(timed, 500);
         assert!(sample.tasks_per_sec > 0.0);
-        let idle = feed.observe(Snapshot::from(&pool.metrics()));
+        // The same counters a second later: an interval in which nothing
+        // happened. Not a fresh snapshot: a worker woken during the spawns
+        // may get its CPU only after `join` returned, and its search then
+        // counts steal attempts in the interval (seen on a loaded host).
+        let mut later = after.clone();
+        later.uptime += std::time::Duration::from_secs(1);
+        let idle = feed.observe(Snapshot::from(&later));
         assert_eq!(idle.tasks_per_sec, 0.0);
         assert!(idle.workers.iter().all(|w| w.steal_success_ratio.is_none()));
         assert_eq!(
