@@ -461,8 +461,8 @@ fn a_thief_polls_only_awake_workers() {
     });
     // The thief polls the parent's worker (the one awake queue) and takes
     // the child; after running it, it polls that worker first again (its
-    // last victim) and finds it empty; the parent's worker, done, may poll
-    // the thief if it is not yet registered asleep. Polling sleepers too
+    // last victim) if it is not yet registered asleep, and finds it empty;
+    // the parent's worker, done, may poll the thief likewise. Polling sleepers too
     // would be at least 7 polls: 1 to 3, then 3, then 3.
     let polls = attempted(&after) - attempted(&before);
     assert!(

@@ -179,13 +179,19 @@ impl WorkerThread {
     /// more there at its first poll, where a random start polls, on
     /// average, half its empty peers on the way (`BENCHMARKS.md`, "Core
     /// design figures": worker-steal-last-victim). A victim found empty is
-    /// forgotten, so the next search starts at random again.
+    /// forgotten, so the next search starts at random again; one that has
+    /// gone to sleep since is skipped like any other sleeper (a worker woken
+    /// long after its last steal would otherwise poll it first, empty).
     pub(super) fn steal_from_peers(&self) -> Option<Task> {
         let n = self.registry.stealers().len();
         if n < 2 {
             return None;
         }
-        let mut first = self.last_victim.get();
+        let sleep = self.registry.sleep();
+        let mut first = self
+            .last_victim
+            .get()
+            .filter(|&victim| sleep.may_have_local_work(victim));
         loop {
             // The peer that had work but was taken first, if any.
             let mut raced = None;
@@ -202,7 +208,7 @@ impl WorkerThread {
                 // A registered sleeper's queue is empty (`sleep/awake.rs`).
                 if victim == self.state.index
                     || Some(victim) == first
-                    || !self.registry.sleep().may_have_local_work(victim)
+                    || !sleep.may_have_local_work(victim)
                 {
                     continue;
                 }
