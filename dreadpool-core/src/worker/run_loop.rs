@@ -32,7 +32,8 @@ impl WorkerThread {
         let mut searching = false;
         // Woken from a park and not yet told whether that found work.
         let mut woken = false;
-        // A joiner's looks again before it sleeps (`join_spin.rs`).
+        // A joiner's looks again before it sleeps (`join_spin.rs`); under
+        // way only while `searching` is false, and over before `idle`.
         let mut spin = JoinSpin::new();
         loop {
             if let Some(target) = until {
@@ -79,9 +80,9 @@ impl WorkerThread {
                             probe.wakeup_found_work();
                         }
                     } else if spin.is_spinning() {
+                        spin.found_work();
                         probe.running();
                     }
-                    spin.found_work();
                     if self.execute(task, until.is_some()) == PanicPolicy::Respawn {
                         return Exit::Respawn;
                     }
@@ -109,7 +110,6 @@ impl WorkerThread {
                         }
                         Idle::HandedOff(task) => {
                             searching = false;
-                            spin.found_work();
                             probe.running();
                             probe.wakeup_found_work();
                             // Run at once, whatever `until` says: the task is
