@@ -309,6 +309,61 @@ pub fn compute_serial(plan: &[u64]) -> Duration {
     start.elapsed()
 }
 
+/// The compute plan on `threads` plain threads, each taking the next entry
+/// off one shared index until none is left: the wall time from their common
+/// start to the last one's finish.
+///
+/// This is the machine's bound for the compute scenario, with no pool: no
+/// queues, no wakes, no spawner, and a balance no scheduler beats (a thread
+/// takes the next task the moment it is free). What it loses against
+/// [`compute_serial`] is the machine's own: cores that run slower when all
+/// of them are busy (a lower all-core clock), shared caches and memory, the
+/// last tasks' imbalance. A pool's efficiency over this bound is what its
+/// scheduling costs. One `fetch_add` per task of 10-20 us is far below the
+/// figures it bounds. The threads are started before the clock, behind a
+/// barrier, so their creation is not timed.
+pub fn compute_bound(plan: &[u64], threads: usize) -> Duration {
+    share_out(plan.len(), threads, |entry| {
+        spin(plan[entry]);
+    })
+}
+
+/// Runs `run(i)` for every `i` in `0..entries` on `threads` plain threads
+/// that each take the next `i` off one shared index; the wall time from
+/// their common start (a barrier) to the last one's finish.
+fn share_out(entries: usize, threads: usize, run: impl Fn(usize) + Sync) -> Duration {
+    let next = AtomicUsize::new(0);
+    let ready = Barrier::new(threads + 1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    ready.wait();
+                    loop {
+                        let entry = next.fetch_add(1, Ordering::Relaxed);
+                        if entry >= entries {
+                            return Instant::now();
+                        }
+                        run(entry);
+                    }
+                })
+            })
+            .collect();
+        ready.wait();
+        let start = Instant::now();
+        let last = workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+            .max()
+            .unwrap_or(start);
+        last.saturating_duration_since(start)
+    })
+}
+
 /// Compute: every entry of the plan as one CPU-bound task spawned from
 /// outside; the wall time until all are done.
 #[derive(Debug, Clone, Copy)]
@@ -410,6 +465,33 @@ mod tests {
         assert!(plan.iter().all(|&i| (10_000..=20_000).contains(&i)));
         let mean = plan.iter().sum::<u64>() as f64 / 1000.0;
         assert!((14_000.0..16_000.0).contains(&mean), "mean {mean}");
+    }
+
+    #[test]
+    fn the_bound_runs_every_entry_exactly_once_however_many_threads() {
+        for threads in [1, 2, 5] {
+            let runs: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
+            share_out(runs.len(), threads, |entry| {
+                runs[entry].fetch_add(1, Ordering::Relaxed);
+            });
+            let counts: Vec<usize> = runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();
+            assert!(
+                counts.iter().all(|&n| n == 1),
+                "{threads} threads: {counts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_bound_times_until_the_slowest_thread_is_done() {
+        // One entry of 30 ms among instant ones: the wall time covers it,
+        // wherever it falls among the threads.
+        let took = share_out(8, 3, |entry| {
+            if entry == 5 {
+                std::thread::sleep(Duration::from_millis(30));
+            }
+        });
+        assert!(took >= Duration::from_millis(30), "{took:?}");
     }
 
     #[test]

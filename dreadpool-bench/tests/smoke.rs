@@ -33,6 +33,8 @@ fn compare_runs_every_scenario_on_every_contender() {
         "wake latency p99",
         "idle",
         "compute",
+        "compute: the machine's bound",
+        "compute: efficiency over the machine's bound",
         "memory",
         "oversubscribed external",
         "oversubscribed nested",

@@ -12,8 +12,8 @@ use crate::offload::{self, OffloadPools};
 #[cfg(feature = "recorder")]
 use crate::recorder_cost::recorder_pair;
 use crate::scenarios::{
-    calibrate_spin, compute_plan, compute_serial, Compute, External, FanOut, Nested, Producers,
-    Wake,
+    calibrate_spin, compute_bound, compute_plan, compute_serial, Compute, External, FanOut, Nested,
+    Producers, Wake,
 };
 use crate::sys;
 use crate::two_pools::{IdleBeside, TwoPools};
@@ -272,6 +272,12 @@ impl<'a> Harness<'a> {
 
     fn compute(&mut self, order: &[Contender]) {
         let serial = compute_serial(self.plan);
+        let threads = self.pools.threads();
+        let bound = compute_bound(self.plan, threads);
+        let bound = serial.as_secs_f64() / (bound.as_secs_f64() * threads as f64);
+        // The machine's figure, shown in dreadpool's column (as the recorder's).
+        self.samples
+            .push(Metric::ComputeBound, Contender::Dreadpool, bound);
         for &c in order {
             let took = self.pools.run(c, &Compute { plan: self.plan });
             let efficiency =

@@ -80,6 +80,12 @@ pub enum Metric {
     Idle,
     /// Parallel efficiency of CPU-bound tasks.
     Compute,
+    /// The same tasks' efficiency on plain threads with no pool: the
+    /// machine's bound (`scenarios::compute_bound`).
+    ComputeBound,
+    /// Each contender's compute efficiency over the machine's bound: what
+    /// its scheduling keeps.
+    ComputeOfBound,
     /// Peak RSS per queued task.
     Memory,
     /// A spawn load on the oversubscribed pools.
@@ -184,6 +190,10 @@ impl Metric {
                 "compute: {} tasks of 10-20 us, parallel efficiency",
                 s.compute_tasks
             ),
+            Metric::ComputeBound => format!(
+                "compute: the machine's bound, {threads} plain threads taking the tasks off one index"
+            ),
+            Metric::ComputeOfBound => "compute: efficiency over the machine's bound".to_owned(),
             Metric::Memory => format!(
                 "memory: peak RSS per queued task ({} queued)",
                 s.memory_tasks
@@ -239,6 +249,8 @@ impl Metric {
             Metric::Wake(_) => "us",
             Metric::Idle | Metric::IdleBeside => "ms/s",
             Metric::Compute
+            | Metric::ComputeBound
+            | Metric::ComputeOfBound
             | Metric::ProducersKept
             | Metric::OversubscribedKept(_)
             | Metric::TwoPoolsCombined
@@ -257,6 +269,8 @@ impl Metric {
     pub fn better(self) -> Better {
         match self {
             Metric::Compute
+            | Metric::ComputeBound
+            | Metric::ComputeOfBound
             | Metric::ProducersKept
             | Metric::OversubscribedKept(_)
             | Metric::TwoPoolsCombined
@@ -306,6 +320,8 @@ impl Metric {
             #[cfg(feature = "recorder")]
             Metric::RecorderRatio(SpawnLoad::External)
             | Metric::RecorderEvent(SpawnLoad::External) => Target::None,
+            // The bound explains the compute row's target; it sets none.
+            Metric::ComputeBound | Metric::ComputeOfBound => Target::None,
             Metric::Oversubscribed(_)
             | Metric::OffloadSingle
             | Metric::OffloadMany

@@ -101,6 +101,16 @@ impl Measured<'_> {
                 });
                 Some(kept.collect())
             }
+            Metric::ComputeOfBound => {
+                let bound = dreadpool(Metric::ComputeBound)?;
+                let efficiency = self.samples.medians(Metric::Compute);
+                Some(
+                    efficiency
+                        .into_iter()
+                        .map(|(c, e)| (c, e / bound))
+                        .collect(),
+                )
+            }
             Metric::OffloadJoin => Some(vec![(Contender::Dreadpool, dreadpool(metric)?)]),
             Metric::OffloadOverJoin => {
                 let join = dreadpool(Metric::OffloadJoin)?;

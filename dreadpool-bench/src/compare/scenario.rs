@@ -85,7 +85,11 @@ impl Scenario {
             ],
             Scenario::Wake => &[Metric::Wake(Quantile::P50), Metric::Wake(Quantile::P99)],
             Scenario::Idle => &[Metric::Idle],
-            Scenario::Compute => &[Metric::Compute],
+            Scenario::Compute => &[
+                Metric::Compute,
+                Metric::ComputeBound,
+                Metric::ComputeOfBound,
+            ],
             Scenario::Memory => &[Metric::Memory],
             Scenario::Oversub => &[
                 Metric::Oversubscribed(SpawnLoad::External),
