@@ -44,9 +44,19 @@
 #       comparisons that BENCHMARKS.md's "Coarse fork-join: wakes in
 #       parallel" and "A joiner looks again before it sleeps" leave to a
 #       many-core machine. 12 parts of at most 45 s.
+#   dreadpool-bench/scripts/sixteen-cores.sh build-all DIR
+#       `build`, `build-coarse` and `build-windows` into DIR (about 25 MB).
+#   dreadpool-bench/scripts/sixteen-cores.sh device DIR OUTDIR SECONDS [SECTION...]
+#       The sections named (default: run coarse shards windows, in that
+#       order of priority) within SECONDS: each part gets its own limit or
+#       what is left, whichever is less, and once less than 30 s is left the
+#       remaining parts are skipped and listed in OUTDIR/skipped.txt. So one
+#       call of a device session (at most 600 s) returns whatever finished,
+#       most important first, and a second call names what was skipped.
 #
-# With a device session's 15 minutes: `run` (about 8 minutes), then
-# `coarse`, in two calls; `shards` and `windows` in a later session.
+# With a device session's 15 minutes (machine start included): `build-all`
+# here, then `device DIR $OUT 570` in one call and, with what is left,
+# `device DIR $OUT SECONDS SECTION...` for the sections it skipped.
 #
 # DIR must be ignored by git (a folder named in .git/info/exclude) so that it
 # can travel as an ignored path. `--quiet-wait 0`: the machine is lent whole.
@@ -99,9 +109,21 @@ build_coarse() {
   ls -l "$dir"
 }
 
+# The end of `device`'s time, in seconds since the epoch (none: no end).
+deadline=""
+
 part() { # seconds, name, command...: one part, cut at its limit
   local limit="$1" name="$2"
   shift 2
+  if [[ -n "$deadline" ]]; then
+    local left=$((deadline - $(date +%s)))
+    if ((left < 30)); then
+      echo "$name" >>"$out/skipped.txt"
+      echo "== $name skipped: ${left}s left" >&2
+      return 0
+    fi
+    if ((limit > left)); then limit="$left"; fi
+  fi
   echo "== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*" >&2
   if ! timeout "$limit" "$@" >"$out/$name.md" 2>"$out/$name.err"; then
     echo "   $name ended early or failed (exit $?), see $name.err" >&2
@@ -181,13 +203,41 @@ shards() {
   ls -l "$out" >&2
 }
 
+build_all() {
+  build "$1"
+  build_coarse "$1"
+  build_windows "$1"
+}
+
+device() {
+  local dir="$1" seconds="$3" section
+  out="$2"
+  shift 3
+  local sections=("$@")
+  ((${#sections[@]})) || sections=(run coarse shards windows)
+  for section in "${sections[@]}"; do
+    case "$section" in
+      run | coarse | shards | windows) ;;
+      *) echo "device: no section '$section' (run, coarse, shards, windows)" >&2; exit 2 ;;
+    esac
+  done
+  mkdir -p "$out"
+  deadline=$(($(date +%s) + seconds))
+  for section in "${sections[@]}"; do
+    "$section" "$dir" "$out"
+  done
+}
+
 case "${1:-}" in
   build) build "${2:?build needs a folder}" ;;
+  build-all) build_all "${2:?build-all needs a folder}" ;;
+  device) device "${2:?device needs the folder of the binaries}" "${3:?and an output folder}" \
+    "${4:?and the seconds it may take}" "${@:5}" ;;
   build-windows) build_windows "${2:?build-windows needs a folder}" ;;
   build-coarse) build_coarse "${2:?build-coarse needs a folder}" ;;
   run) run "${2:?run needs the folder of the binaries}" "${3:-}" ;;
   windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
   shards) shards "${2:?shards needs the folder of the binaries}" "${3:-}" ;;
   coarse) coarse "${2:?coarse needs the folder of the binaries}" "${3:-}" ;;
-  *) sed -n '2,52p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2 ;;
 esac
