@@ -44,15 +44,25 @@
 #       comparisons that BENCHMARKS.md's "Coarse fork-join: wakes in
 #       parallel" and "A joiner looks again before it sleeps" leave to a
 #       many-core machine. 12 parts of at most 45 s.
+#   dreadpool-bench/scripts/sixteen-cores.sh build-recorder DIR
+#       Adds `compare-rec-line`: `compare-rec` with an identity slot per
+#       cache line (`--cfg dreadpool_identity_slot_line`,
+#       `recorder/identity_slots.rs`).
+#   dreadpool-bench/scripts/sixteen-cores.sh recorder DIR [OUTDIR]
+#       The recorder's `Tasks` level on external spawns and the nested tree
+#       at 16 threads, with `compare-rec` and `compare-rec-line` in turns,
+#       three rounds: 6 parts of at most 45 s.
 #   dreadpool-bench/scripts/sixteen-cores.sh build-all DIR
-#       `build`, `build-coarse` and `build-windows` into DIR (about 25 MB).
+#       `build`, `build-coarse`, `build-recorder` and `build-windows` into
+#       DIR (about 25 MB).
 #   dreadpool-bench/scripts/sixteen-cores.sh device DIR OUTDIR SECONDS [SECTION...]
-#       The sections named (default: run coarse shards windows, in that
-#       order of priority) within SECONDS: each part gets its own limit or
-#       what is left, whichever is less, and once less than 30 s is left the
-#       remaining parts are skipped and listed in OUTDIR/skipped.txt. So one
-#       call of a device session (at most 600 s) returns whatever finished,
-#       most important first, and a second call names what was skipped.
+#       The sections named (default: run, coarse, recorder, shards and
+#       windows, in that order of priority) within SECONDS: each part gets
+#       its own limit or what is left, whichever is less, and once less than
+#       30 s is left the remaining parts are skipped and listed in
+#       OUTDIR/skipped.txt. So one call of a device session (at most 600 s)
+#       returns whatever finished, most important first, and a second call
+#       names what was skipped.
 #
 # With a device session's 15 minutes (machine start included): `build-all`
 # here, then `device DIR $OUT 570` in one call and, with what is left,
@@ -203,9 +213,32 @@ shards() {
   ls -l "$out" >&2
 }
 
+build_recorder() {
+  local dir
+  dir="$(mkdir -p "$1" && cd "$1" && pwd)"
+  build_variant "$dir" dreadpool_identity_slot_line slot-line compare compare-rec-line \
+    --features metrics,recorder
+  ls -l "$dir"
+}
+
+recorder() {
+  local dir="$1"
+  out="${2:-${OUT:-./sixteen}}"
+  mkdir -p "$out"
+  local round binary
+  for round in 1 2 3; do
+    for binary in compare-rec compare-rec-line; do
+      part 45 "recorder-$binary-$round" "$dir/$binary" --threads 16 --reps 5 --quiet-wait 0 \
+        --contenders dreadpool,dreadpool-tasks external nested
+    done
+  done
+  ls -l "$out" >&2
+}
+
 build_all() {
   build "$1"
   build_coarse "$1"
+  build_recorder "$1"
   build_windows "$1"
 }
 
@@ -214,11 +247,11 @@ device() {
   out="$2"
   shift 3
   local sections=("$@")
-  ((${#sections[@]})) || sections=(run coarse shards windows)
+  ((${#sections[@]})) || sections=(run coarse recorder shards windows)
   for section in "${sections[@]}"; do
     case "$section" in
-      run | coarse | shards | windows) ;;
-      *) echo "device: no section '$section' (run, coarse, shards, windows)" >&2; exit 2 ;;
+      run | coarse | recorder | shards | windows) ;;
+      *) echo "device: no section '$section' (run, coarse, recorder, shards, windows)" >&2; exit 2 ;;
     esac
   done
   mkdir -p "$out"
@@ -235,6 +268,8 @@ case "${1:-}" in
     "${4:?and the seconds it may take}" "${@:5}" ;;
   build-windows) build_windows "${2:?build-windows needs a folder}" ;;
   build-coarse) build_coarse "${2:?build-coarse needs a folder}" ;;
+  build-recorder) build_recorder "${2:?build-recorder needs a folder}" ;;
+  recorder) recorder "${2:?recorder needs the folder of the binaries}" "${3:-}" ;;
   run) run "${2:?run needs the folder of the binaries}" "${3:-}" ;;
   windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
   shards) shards "${2:?shards needs the folder of the binaries}" "${3:-}" ;;

@@ -68,6 +68,14 @@ use std::mem::{align_of, size_of, MaybeUninit};
 pub(crate) const SLOTS: usize = 1024;
 
 /// One task's identity and its closure, stored in the closure's one word.
+///
+/// 24 bytes, so a cache line holds parts of three slots, which the spawning
+/// thread fills while the workers that took the tasks before read them and
+/// free them. `--cfg dreadpool_identity_slot_line` gives each slot a line
+/// of its own, for the many-core comparison (`BENCHMARKS.md`, "Identity
+/// slots on many cores"): whether that sharing is what external spawns pay
+/// at `Tasks` level on 16 cores.
+#[cfg_attr(dreadpool_identity_slot_line, repr(align(64)))]
 pub(crate) struct IdentitySlot {
     /// The identity and the closure, written by the owner while the slot is
     /// taken and read by the task's runner before it frees the slot.
