@@ -322,6 +322,8 @@ pub fn compute_serial(plan: &[u64]) -> Duration {
 /// scheduling costs. One `fetch_add` per task of 10-20 us is far below the
 /// figures it bounds. The threads are started before the clock, behind a
 /// barrier, so their creation is not timed.
+///
+/// With no threads, or no plan, it returns zero.
 pub fn compute_bound(plan: &[u64], threads: usize) -> Duration {
     share_out(plan.len(), threads, |entry| {
         spin(plan[entry]);
@@ -329,38 +331,44 @@ pub fn compute_bound(plan: &[u64], threads: usize) -> Duration {
 }
 
 /// Runs `run(i)` for every `i` in `0..entries` on `threads` plain threads
-/// that each take the next `i` off one shared index; the wall time from
-/// their common start (a barrier) to the last one's finish.
+/// that each take the next `i` off one shared index; the wall time from the
+/// first one's start (all wait at a barrier first) to the last one's finish.
+///
+/// Each thread reads its own start: the caller's thread may get its CPU back
+/// from the barrier only after the work is done.
 fn share_out(entries: usize, threads: usize, run: impl Fn(usize) + Sync) -> Duration {
     let next = AtomicUsize::new(0);
-    let ready = Barrier::new(threads + 1);
+    let ready = Barrier::new(threads);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
                     ready.wait();
+                    let start = Instant::now();
                     loop {
                         let entry = next.fetch_add(1, Ordering::Relaxed);
                         if entry >= entries {
-                            return Instant::now();
+                            return (start, Instant::now());
                         }
                         run(entry);
                     }
                 })
             })
             .collect();
-        ready.wait();
-        let start = Instant::now();
-        let last = workers
+        let spans: Vec<(Instant, Instant)> = workers
             .into_iter()
             .map(|worker| {
                 worker
                     .join()
                     .unwrap_or_else(|e| std::panic::resume_unwind(e))
             })
-            .max()
-            .unwrap_or(start);
-        last.saturating_duration_since(start)
+            .collect();
+        let first = spans.iter().map(|&(start, _)| start).min();
+        let last = spans.iter().map(|&(_, end)| end).max();
+        match (first, last) {
+            (Some(first), Some(last)) => last.duration_since(first),
+            _ => Duration::ZERO,
+        }
     })
 }
 

@@ -275,9 +275,11 @@ impl<'a> Harness<'a> {
         let threads = self.pools.threads();
         let bound = compute_bound(self.plan, threads);
         let bound = serial.as_secs_f64() / (bound.as_secs_f64() * threads as f64);
-        // The machine's figure, shown in dreadpool's column (as the recorder's).
-        self.samples
-            .push(Metric::ComputeBound, Contender::Dreadpool, bound);
+        if bound.is_finite() {
+            // The machine's figure, shown in dreadpool's column (as the recorder's).
+            self.samples
+                .push(Metric::ComputeBound, Contender::Dreadpool, bound);
+        }
         for &c in order {
             let took = self.pools.run(c, &Compute { plan: self.plan });
             let efficiency =
