@@ -109,11 +109,52 @@ mod trace;
 mod worker;
 mod worker_start;
 
-/// The flight recorder's ring, for its loom model (`tests/loom.rs`): not
-/// part of the API, and only there under `--cfg loom`.
+/// The flight recorder's ring, the identity slots and the parker, for
+/// their loom models (`tests/loom.rs`): not part of the API, and only there
+/// under `--cfg loom`.
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod __loom {
+    /// A worker's parking spot (see `sleep/parker.rs`) whose sleeper spins
+    /// (one look, under loom) before it blocks.
+    pub struct Parker(crate::sleep::parker::Parker);
+
+    impl Parker {
+        /// A parker that spins before it blocks.
+        pub fn spinning() -> Self {
+            Parker(crate::sleep::parker::Parker::with_spin(
+                std::time::Duration::from_nanos(1),
+            ))
+        }
+        /// Parks until a token comes; runs the task handed over with it,
+        /// if any, and says whether there was one.
+        pub fn park_and_run(&self) -> bool {
+            self.0.park().map(crate::task::Task::run).is_some()
+        }
+        /// Leaves a token.
+        pub fn unpark(&self) {
+            self.0.unpark();
+        }
+        /// Hands over, with the token, a task that adds one to `runs`, if
+        /// the sleeper is in `park` (notifying it if it blocks), as
+        /// `Sleep::wake_with_task` does; false, leaving nothing, if not.
+        pub fn hand_off(&self, runs: &loom::sync::Arc<loom::sync::atomic::AtomicUsize>) -> bool {
+            let runs = loom::sync::Arc::clone(runs);
+            let task = crate::task::Task::new(move || {
+                runs.fetch_add(1, loom::sync::atomic::Ordering::Relaxed);
+            });
+            match self.0.hand_off_if_waiting(task, || {}) {
+                Ok(blocked) => {
+                    if blocked {
+                        self.0.notify();
+                    }
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+    }
+
     /// A ring of three-word events (see `recorder/ring.rs`).
     pub struct Ring(crate::recorder::ring::Ring);
 

@@ -31,6 +31,10 @@
 //!   `spawn_races_a_worker_going_to_sleep`): a waker decides whether the
 //!   sleeper waits on its condvar (and so needs a notify) before it leaves
 //!   the token, so a sleeper that starts waiting in between is never woken;
+//! - `__broken_wait_on_hint` (fails `a_sleeper_that_spins_takes_every_token`):
+//!   a sleeper that spun decides whether to block from the hint it read while
+//!   spinning, not from the token under the lock, so a token left after
+//!   that read, while no notify was due, is never seen;
 //! - `__broken_waker_outside_lock` (fails `awaiting_a_handle_races_the_task`):
 //!   a polled `TaskHandle` looks for the result and leaves its waker in two
 //!   critical sections, so a task that ends in between wakes nobody.
@@ -78,7 +82,7 @@
 //!   shard's count of outside spawns alone, so a draining worker exits
 //!   while a spawn counted in another shard's count is being pushed.
 //!
-//! `.ci/run` runs the clean build and all seventeen broken ones.
+//! `.ci/run` runs the clean build and all eighteen broken ones.
 #![cfg(loom)]
 
 use dreadpool_core::{PanicPolicy, ThreadPoolBuilder};
@@ -399,6 +403,32 @@ fn the_recorders_reader_never_keeps_a_torn_event() {
             );
         }
         writer.join().unwrap();
+    });
+}
+
+/// A sleeper that spins before it blocks (`sleep/parker.rs`) against one
+/// waker, as `Sleep::wake_with_task` wakes: it hands over a task if the
+/// sleeper is in `park` (spinning or blocked), and otherwise runs the task
+/// itself and leaves a plain token. The waker may come before the sleeper
+/// parks, while it spins or once it blocks: the sleeper always returns (a
+/// lost token is a deadlock), and the task runs exactly once.
+#[test]
+fn a_sleeper_that_spins_takes_every_token() {
+    model(|| {
+        let parker = Arc::new(dreadpool_core::__loom::Parker::spinning());
+        let runs = Arc::new(AtomicUsize::new(0));
+        let sleeper = {
+            let parker = Arc::clone(&parker);
+            loom::thread::spawn(move || parker.park_and_run())
+        };
+        let handed = parker.hand_off(&runs);
+        if !handed {
+            runs.fetch_add(1, Ordering::Relaxed);
+            parker.unpark();
+        }
+        let took_task = sleeper.join().unwrap();
+        assert_eq!(took_task, handed, "the sleeper takes what was handed");
+        assert_eq!(runs.load(Ordering::Relaxed), 1, "the task ran once");
     });
 }
 

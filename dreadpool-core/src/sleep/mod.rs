@@ -26,7 +26,7 @@
 //!   hint that nothing depends on.
 
 mod awake;
-mod parker;
+pub(crate) mod parker;
 
 use crate::queue::Injector;
 use crate::recorder::WakerLog;
@@ -137,10 +137,12 @@ impl Sleep {
                 self.state.fetch_sub(ONE_SLEEPING, Ordering::SeqCst);
             };
             match self.parkers[index].hand_off_if_waiting(task, claim) {
-                Ok(()) => {
+                Ok(blocked) => {
                     drop(idle);
                     self.waker_log.unparking(index);
-                    self.parkers[index].notify();
+                    if blocked {
+                        self.parkers[index].notify();
+                    }
                     return;
                 }
                 Err(back) => task = back,

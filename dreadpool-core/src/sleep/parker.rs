@@ -1,7 +1,53 @@
 //! A per-worker parking spot, with room for one task handed to the sleeper.
+//!
+//! ## A sleeper spins before it blocks
+//!
+//! Blocking on the condvar makes every wake a system call on the waker's
+//! thread and a scheduler wake-up of the sleeper's: on the 16-core virtual
+//! machine each such wake cost the spawner about 10 us (`BENCHMARKS.md`,
+//! "A sleeper spins before it blocks"), and idle workers there are woken a
+//! few microseconds after they register. So [`Parker::park`] first spins for
+//! up to [`PARK_SPIN`], giving its CPU away between looks at its own
+//! `posted` hint, and blocks only if no token came meanwhile. A waker that
+//! finds the sleeper spinning leaves its token (and a handed task) under the
+//! lock as before and makes no system call.
+//!
+//! To the sleep protocol nothing changes: the worker is registered, counted
+//! as sleeping and listed as idle from before its spin to after its wake,
+//! and it looks at no queue while it spins (its own line only, so spawners
+//! pay nothing for it). Why no token is lost:
+//!
+//! - The token is `Slot::notified`, set and consumed only under the lock;
+//!   `posted` is a hint that ends the spin early, never read as the token.
+//! - A waker reads, in the same hold of the lock in which it leaves the
+//!   token, whether the sleeper waits on the condvar (`waiting`), and
+//!   notifies if so. The sleeper sets `waiting` only in a hold of the lock
+//!   in which it has seen no token. So a token is either seen by the sleeper
+//!   under the lock, or left after the sleeper began to wait, and then the
+//!   waker notifies.
+//! - A waker may hand a task to a spinning sleeper (`spinning` under the
+//!   lock): the sleeper takes the task with the token when it next holds the
+//!   lock, after its spin.
+//!
+//! The loom model `a_sleeper_that_spins_takes_every_token` runs a parker
+//! whose spin is one look against a waker that hands it a task or unparks
+//! it, so that the waker can come before, during or after the spin;
+//! `__broken_wait_on_hint` (the sleeper decides to wait from the hint it
+//! read while spinning, not from the token) must fail it. (The pool's models
+//! run with no spin: with it, they took twenty times as long.) A build with
+//! `--cfg dreadpool_park_spin_off` blocks at once, as before, for comparing
+//! the two on many cores.
 
+use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{lock, wait, Condvar, Mutex};
 use crate::task::Task;
+use std::time::Duration;
+
+/// How long a sleeper spins before it blocks: about one wake's latency,
+/// as a joiner's spin (`worker/join_spin.rs`), the rent-or-buy bound. A wake
+/// within it costs neither side a system call; a longer sleep burns at most
+/// this much CPU, once, and is woken as before.
+pub(crate) const PARK_SPIN: Duration = Duration::from_micros(25);
 
 /// Parks one worker thread until it is unparked.
 ///
@@ -16,9 +62,18 @@ use crate::task::Task;
 /// at once. The task then reaches the worker in the cache line the wakeup
 /// has to touch anyway, instead of through the global queue's (see
 /// `README.md`, "Handing a task to a sleeper").
+///
+/// Aligned to a cache line: a spinning sleeper reads its own parker's line
+/// in a loop, which a neighbour's wake must not take away.
+#[repr(align(64))]
 pub(crate) struct Parker {
     slot: Mutex<Slot>,
     condvar: Condvar,
+    /// Set by wakers with the token, cleared when it is consumed: ends a
+    /// spin early. A hint only (the module docs).
+    posted: AtomicBool,
+    /// How long [`park`](Self::park) spins before it blocks.
+    spin: Duration,
 }
 
 /// What a waker leaves for the parked worker.
@@ -26,9 +81,16 @@ struct Slot {
     notified: bool,
     task: Option<Task>,
     /// The worker waits on the condvar. A waker that finds it not waiting
-    /// yet (it is still taking its second look) skips the notify, a system
-    /// call: the worker sees the token under this lock before it would wait.
+    /// yet (it is still taking its second look, or spinning) skips the
+    /// notify, a system call: the worker sees the token under this lock
+    /// before it would wait.
     waiting: bool,
+    /// The worker spins in [`Parker::park`] and will look for the token
+    /// under this lock before it waits: it can be handed a task.
+    spinning: bool,
+    /// Times the worker began to wait on the condvar (for the tests).
+    #[cfg(all(test, not(loom)))]
+    waits: usize,
 }
 
 /// How a [`Parker::park_until`] ended.
@@ -40,33 +102,99 @@ pub(crate) enum Parked {
 }
 
 impl Parker {
+    /// A parker whose [`park`](Self::park) spins for [`PARK_SPIN`] (none
+    /// with `--cfg dreadpool_park_spin_off`, and none under loom: the pool's
+    /// models keep the interleavings they had, and the spin has a model of
+    /// its own, `a_sleeper_that_spins_takes_every_token`).
     pub(crate) fn new() -> Self {
+        let spin = if cfg!(any(loom, dreadpool_park_spin_off)) {
+            Duration::ZERO
+        } else {
+            PARK_SPIN
+        };
+        Self::with_spin(spin)
+    }
+
+    /// A parker whose [`park`](Self::park) spins for `spin` first.
+    pub(crate) fn with_spin(spin: Duration) -> Self {
         Parker {
             slot: Mutex::new(Slot {
                 notified: false,
                 task: None,
                 waiting: false,
+                spinning: false,
+                #[cfg(all(test, not(loom)))]
+                waits: 0,
             }),
             condvar: Condvar::new(),
+            posted: AtomicBool::new(false),
+            spin,
         }
     }
 
     /// Blocks until [`unpark`](Self::unpark) or a successful
     /// [`hand_off_if_waiting`](Self::hand_off_if_waiting) is (or was already)
     /// called, then consumes that token and returns the
-    /// task handed over with it. Spurious condvar wakeups are absorbed here.
+    /// task handed over with it. Spins first (the module docs). Spurious
+    /// condvar wakeups are absorbed here.
     pub(crate) fn park(&self) -> Option<Task> {
+        let spins = {
+            let mut slot = lock(&self.slot);
+            slot.spinning = !slot.notified && !self.spin.is_zero();
+            slot.spinning
+        };
+        let hinted = spins && self.spin_for_token();
         let mut slot = lock(&self.slot);
-        while !slot.notified {
-            slot.waiting = true;
-            slot = wait(&self.condvar, slot);
-            slot.waiting = false;
+        slot.spinning = false;
+        // The broken variant trusts the hint it read while spinning: a
+        // token left after that read, while it spun, is never waited out
+        // and never notified.
+        let token = if broken!("__broken_wait_on_hint") && spins {
+            hinted
+        } else {
+            slot.notified
+        };
+        if !token {
+            loop {
+                slot.waiting = true;
+                #[cfg(all(test, not(loom)))]
+                {
+                    slot.waits += 1;
+                }
+                slot = wait(&self.condvar, slot);
+                slot.waiting = false;
+                if slot.notified {
+                    break;
+                }
+            }
         }
         slot.notified = false;
+        self.posted.store(false, Ordering::Relaxed);
         slot.task.take()
     }
 
-    /// Like [`park`](Self::park), giving up at `deadline`.
+    /// Looks at the `posted` hint, giving the CPU away between looks, until
+    /// it is set or the spin's time is up; whether it was set. Under loom,
+    /// one look: enough for a waker to come between it and the wait.
+    fn spin_for_token(&self) -> bool {
+        if cfg!(loom) {
+            return self.posted.load(Ordering::Relaxed);
+        }
+        let start = std::time::Instant::now();
+        loop {
+            if self.posted.load(Ordering::Relaxed) {
+                return true;
+            }
+            if start.elapsed() >= self.spin {
+                return false;
+            }
+            crate::sync::thread::yield_now();
+        }
+    }
+
+    /// Like [`park`](Self::park), giving up at `deadline`, without the
+    /// spin: its callers wait inside a task for a latch or a deadline, and
+    /// the spin's case is the main loop's sleeper woken moments later.
     pub(crate) fn park_until(&self, deadline: std::time::Instant) -> Parked {
         let mut slot = lock(&self.slot);
         while !slot.notified {
@@ -83,6 +211,7 @@ impl Parker {
             }
         }
         slot.notified = false;
+        self.posted.store(false, Ordering::Relaxed);
         Parked::Woken(slot.task.take())
     }
 
@@ -97,6 +226,7 @@ impl Parker {
         let waiting = {
             let mut slot = lock(&self.slot);
             slot.notified = true;
+            self.posted.store(true, Ordering::Relaxed);
             early.unwrap_or(slot.waiting)
         };
         if waiting {
@@ -104,26 +234,33 @@ impl Parker {
         }
     }
 
-    /// If the worker waits on the condvar, runs `claim` (the caller's
-    /// bookkeeping, done before the worker can see the token) and leaves the
-    /// token with `task`, returning `Ok`: the caller must then call
-    /// [`notify`](Self::notify). Gives `task` back if the worker does not
-    /// wait (it is still taking its second look, which should find the task
-    /// where spawns normally put it).
-    pub(crate) fn hand_off_if_waiting(&self, task: Task, claim: impl FnOnce()) -> Result<(), Task> {
+    /// If the worker is in [`park`](Self::park) (spinning, or waiting on
+    /// the condvar), runs `claim` (the caller's bookkeeping, done before the
+    /// worker can see the token) and leaves the token with `task`, returning
+    /// `Ok` with whether the worker waits on the condvar: then the caller
+    /// must call [`notify`](Self::notify). Gives `task` back if the worker
+    /// is not in `park` yet (it is still taking its second look, which
+    /// should find the task where spawns normally put it).
+    pub(crate) fn hand_off_if_waiting(
+        &self,
+        task: Task,
+        claim: impl FnOnce(),
+    ) -> Result<bool, Task> {
         let mut slot = lock(&self.slot);
-        if !slot.waiting {
+        if !(slot.waiting || slot.spinning) {
             return Err(task);
         }
         claim();
         debug_assert!(!slot.notified && slot.task.is_none());
         slot.notified = true;
         slot.task = Some(task);
-        Ok(())
+        self.posted.store(true, Ordering::Relaxed);
+        Ok(slot.waiting)
     }
 
     /// Wakes the worker after a successful
-    /// [`hand_off_if_waiting`](Self::hand_off_if_waiting).
+    /// [`hand_off_if_waiting`](Self::hand_off_if_waiting) that found it
+    /// waiting on the condvar.
     pub(crate) fn notify(&self) {
         self.condvar.notify_one();
     }
@@ -133,5 +270,90 @@ impl Parker {
     #[cfg(all(test, not(loom)))]
     pub(crate) fn is_waiting(&self) -> bool {
         lock(&self.slot).waiting
+    }
+
+    /// Whether the worker spins in `park` now (for the tests).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn is_spinning(&self) -> bool {
+        lock(&self.slot).spinning
+    }
+
+    /// Times the worker began to wait on the condvar (for the tests).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn waits(&self) -> usize {
+        lock(&self.slot).waits
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    //! The spin's three outcomes, each ordered by the parker's observed
+    //! state (it says when it spins and when it blocks), never by sleeps:
+    //! a spin of a minute stands for one that a wake always comes within.
+
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn parking(parker: &Arc<Parker>) -> std::thread::JoinHandle<Option<Task>> {
+        let parker = Arc::clone(parker);
+        std::thread::spawn(move || parker.park())
+    }
+
+    #[test]
+    fn a_sleeper_woken_while_it_spins_never_blocks() {
+        let parker = Arc::new(Parker::with_spin(Duration::from_secs(60)));
+        let sleeper = parking(&parker);
+        while !parker.is_spinning() {
+            std::thread::yield_now();
+        }
+        parker.unpark();
+        assert!(sleeper.join().unwrap().is_none(), "a plain token");
+        assert_eq!(parker.waits(), 0, "it never waited on the condvar");
+        assert!(
+            !parker.posted.load(Ordering::Relaxed),
+            "the hint is cleared"
+        );
+    }
+
+    #[test]
+    fn a_sleeper_handed_a_task_while_it_spins_takes_it_with_no_notify() {
+        let parker = Arc::new(Parker::with_spin(Duration::from_secs(60)));
+        let sleeper = parking(&parker);
+        while !parker.is_spinning() {
+            std::thread::yield_now();
+        }
+        let ran = Arc::new(AtomicBool::new(false));
+        let task = {
+            let ran = Arc::clone(&ran);
+            Task::new(move || ran.store(true, Ordering::Relaxed))
+        };
+        let blocked = parker
+            .hand_off_if_waiting(task, || {})
+            .unwrap_or_else(|_| panic!("a spinning sleeper takes a task"));
+        assert!(!blocked, "no notify for a sleeper that has not blocked");
+        sleeper.join().unwrap().expect("the task").run();
+        assert!(ran.load(Ordering::Relaxed));
+        assert_eq!(parker.waits(), 0);
+    }
+
+    #[test]
+    fn a_sleeper_whose_spin_ran_out_blocks_and_is_woken() {
+        let parker = Arc::new(Parker::with_spin(Duration::from_micros(1)));
+        let sleeper = parking(&parker);
+        while !parker.is_waiting() {
+            std::thread::yield_now();
+        }
+        parker.unpark();
+        assert!(sleeper.join().unwrap().is_none());
+        assert_eq!(parker.waits(), 1, "it blocked once, and was notified");
+    }
+
+    #[test]
+    fn a_token_left_before_the_park_ends_it_at_once() {
+        let parker = Parker::with_spin(Duration::from_secs(60));
+        parker.unpark();
+        assert!(parker.park().is_none());
+        assert_eq!(parker.waits(), 0);
     }
 }
