@@ -138,9 +138,10 @@ impl Parker {
     /// task handed over with it. Spins first (the module docs). Spurious
     /// condvar wakeups are absorbed here.
     pub(crate) fn park(&self) -> Option<Task> {
-        let spins = {
+        // (No spin, no extra hold of the lock: the park of before.)
+        let spins = !self.spin.is_zero() && {
             let mut slot = lock(&self.slot);
-            slot.spinning = !slot.notified && !self.spin.is_zero();
+            slot.spinning = !slot.notified;
             slot.spinning
         };
         let hinted = spins && self.spin_for_token();
