@@ -44,6 +44,16 @@
 #       comparisons that BENCHMARKS.md's "Coarse fork-join: wakes in
 #       parallel" and "A joiner looks again before it sleeps" leave to a
 #       many-core machine. 12 parts of at most 45 s.
+#   dreadpool-bench/scripts/sixteen-cores.sh build-park DIR
+#       Adds `compare-park` and `structure-park`: sleepers that spin for
+#       25 us before they block (`--cfg dreadpool_park_spin`,
+#       `sleep/parker.rs`), in a target folder of their own.
+#   dreadpool-bench/scripts/sixteen-cores.sh park DIR [OUTDIR]
+#       The spawn scenarios across 2,4,8,16 and the wake latency at 16
+#       threads with `compare` and `compare-park` in turns, two rounds, then
+#       `structure --threads 2,16` with each: whether the spawner's cheaper
+#       wakes outweigh the slower wake of an idle pool. 6 parts of at most
+#       90 s.
 #   dreadpool-bench/scripts/sixteen-cores.sh build-recorder DIR
 #       Adds `compare-rec-line`: `compare-rec` with an identity slot per
 #       cache line (`--cfg dreadpool_identity_slot_line`,
@@ -53,11 +63,11 @@
 #       at 16 threads, with `compare-rec` and `compare-rec-line` in turns,
 #       three rounds: 6 parts of at most 45 s.
 #   dreadpool-bench/scripts/sixteen-cores.sh build-all DIR
-#       `build`, `build-coarse`, `build-recorder` and `build-windows` into
-#       DIR (about 25 MB).
+#       `build`, `build-coarse`, `build-park`, `build-recorder` and
+#       `build-windows` into DIR (about 30 MB).
 #   dreadpool-bench/scripts/sixteen-cores.sh device DIR OUTDIR SECONDS [SECTION...]
-#       The sections named (default: run, coarse, recorder, shards and
-#       windows, in that order of priority) within SECONDS: each part gets
+#       The sections named (default: run, coarse, park, recorder, shards
+#       and windows, in that order of priority) within SECONDS: each part gets
 #       its own limit or what is left, whichever is less, and once less than
 #       30 s is left the remaining parts are skipped and listed in
 #       OUTDIR/skipped.txt. So one call of a device session (at most 600 s)
@@ -213,6 +223,32 @@ shards() {
   ls -l "$out" >&2
 }
 
+build_park() {
+  local dir
+  dir="$(mkdir -p "$1" && cd "$1" && pwd)"
+  build_variant "$dir" dreadpool_park_spin park-spin compare compare-park
+  build_variant "$dir" dreadpool_park_spin park-spin structure structure-park \
+    --features metrics,recorder
+  ls -l "$dir"
+}
+
+park() {
+  local dir="$1"
+  out="${2:-${OUT:-./sixteen}}"
+  mkdir -p "$out"
+  local round binary
+  for round in 1 2; do
+    for binary in compare compare-park; do
+      part 90 "park-$binary-$round" "$dir/$binary" --sweep 2,4,8,16 --reps 3 --quiet-wait 0 \
+        --wake-samples 3000 --contenders dreadpool,rayon external fanout producers wake
+    done
+  done
+  for binary in structure structure-park; do
+    part 90 "park-$binary" "$dir/$binary" --threads 2,16 --reps 10 external fanout producers
+  done
+  ls -l "$out" >&2
+}
+
 build_recorder() {
   local dir
   dir="$(mkdir -p "$1" && cd "$1" && pwd)"
@@ -238,6 +274,7 @@ recorder() {
 build_all() {
   build "$1"
   build_coarse "$1"
+  build_park "$1"
   build_recorder "$1"
   build_windows "$1"
 }
@@ -247,11 +284,11 @@ device() {
   out="$2"
   shift 3
   local sections=("$@")
-  ((${#sections[@]})) || sections=(run coarse recorder shards windows)
+  ((${#sections[@]})) || sections=(run coarse park recorder shards windows)
   for section in "${sections[@]}"; do
     case "$section" in
-      run | coarse | recorder | shards | windows) ;;
-      *) echo "device: no section '$section' (run, coarse, recorder, shards, windows)" >&2; exit 2 ;;
+      run | coarse | park | recorder | shards | windows) ;;
+      *) echo "device: no section '$section' (run, coarse, park, recorder, shards, windows)" >&2; exit 2 ;;
     esac
   done
   mkdir -p "$out"
@@ -268,6 +305,8 @@ case "${1:-}" in
     "${4:?and the seconds it may take}" "${@:5}" ;;
   build-windows) build_windows "${2:?build-windows needs a folder}" ;;
   build-coarse) build_coarse "${2:?build-coarse needs a folder}" ;;
+  build-park) build_park "${2:?build-park needs a folder}" ;;
+  park) park "${2:?park needs the folder of the binaries}" "${3:-}" ;;
   build-recorder) build_recorder "${2:?build-recorder needs a folder}" ;;
   recorder) recorder "${2:?recorder needs the folder of the binaries}" "${3:-}" ;;
   run) run "${2:?run needs the folder of the binaries}" "${3:-}" ;;

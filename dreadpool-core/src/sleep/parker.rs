@@ -1,16 +1,22 @@
 //! A per-worker parking spot, with room for one task handed to the sleeper.
 //!
-//! ## A sleeper spins before it blocks
+//! ## A sleeper that spins before it blocks (opt-in, for many cores)
 //!
 //! Blocking on the condvar makes every wake a system call on the waker's
 //! thread and a scheduler wake-up of the sleeper's: on the 16-core virtual
-//! machine each such wake cost the spawner about 10 us (`BENCHMARKS.md`,
-//! "A sleeper spins before it blocks"), and idle workers there are woken a
-//! few microseconds after they register. So [`Parker::park`] first spins for
-//! up to [`PARK_SPIN`], giving its CPU away between looks at its own
-//! `posted` hint, and blocks only if no token came meanwhile. A waker that
+//! machine the one-producer model charges about 10 us of the spawner's time
+//! to each wake (`BENCHMARKS.md`, "A sleeper that spins before it blocks").
+//! A build with `--cfg dreadpool_park_spin` makes [`Parker::park`] first spin
+//! for up to [`PARK_SPIN`], giving its CPU away between looks at its own
+//! `posted` hint, and block only if no token came meanwhile; a waker that
 //! finds the sleeper spinning leaves its token (and a handed task) under the
 //! lock as before and makes no system call.
+//!
+//! It is off by default: on the 2-CPU virtual machine it cut one producer's
+//! time per task by a quarter, but doubled the latency of a wake into a pool
+//! idle for a millisecond, long after any spin had ended (any spin, even of
+//! 5 us, did that there). Which of the two weighs more on many cores is for
+//! the 16-core run to show (`dreadpool-bench/scripts/sixteen-cores.sh park`).
 //!
 //! To the sleep protocol nothing changes: the worker is registered, counted
 //! as sleeping and listed as idle from before its spin to after its wake,
@@ -34,17 +40,16 @@
 //! it, so that the waker can come before, during or after the spin;
 //! `__broken_wait_on_hint` (the sleeper decides to wait from the hint it
 //! read while spinning, not from the token) must fail it. (The pool's models
-//! run with no spin: with it, they took twenty times as long.) A build with
-//! `--cfg dreadpool_park_spin_off` blocks at once, as before, for comparing
-//! the two on many cores.
+//! run with no spin: with it, they took twenty times as long.)
 
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{lock, wait, Condvar, Mutex};
 use crate::task::Task;
 use std::time::Duration;
 
-/// How long a sleeper spins before it blocks: about one wake's latency,
-/// as a joiner's spin (`worker/join_spin.rs`), the rent-or-buy bound. A wake
+/// How long a sleeper spins before it blocks, with `--cfg
+/// dreadpool_park_spin`: about one wake's latency, as a joiner's spin
+/// (`worker/join_spin.rs`), the rent-or-buy bound. A wake
 /// within it costs neither side a system call; a longer sleep burns at most
 /// this much CPU, once, and is woken as before.
 pub(crate) const PARK_SPIN: Duration = Duration::from_micros(25);
@@ -102,15 +107,16 @@ pub(crate) enum Parked {
 }
 
 impl Parker {
-    /// A parker whose [`park`](Self::park) spins for [`PARK_SPIN`] (none
-    /// with `--cfg dreadpool_park_spin_off`, and none under loom: the pool's
-    /// models keep the interleavings they had, and the spin has a model of
-    /// its own, `a_sleeper_that_spins_takes_every_token`).
+    /// A parker whose [`park`](Self::park) blocks at once, or spins for
+    /// [`PARK_SPIN`] first in a build with `--cfg dreadpool_park_spin` (but
+    /// not under loom: the pool's models keep the interleavings they had,
+    /// and the spin has a model of its own,
+    /// `a_sleeper_that_spins_takes_every_token`).
     pub(crate) fn new() -> Self {
-        let spin = if cfg!(any(loom, dreadpool_park_spin_off)) {
-            Duration::ZERO
-        } else {
+        let spin = if cfg!(all(dreadpool_park_spin, not(loom))) {
             PARK_SPIN
+        } else {
+            Duration::ZERO
         };
         Self::with_spin(spin)
     }
