@@ -176,8 +176,24 @@ impl Parker {
             }
         }
         slot.notified = false;
-        self.posted.store(false, Ordering::Relaxed);
+        self.clear_hint();
         slot.task.take()
+    }
+
+    /// Sets the hint that ends a spin (with the token, under the lock). A
+    /// parker that never spins skips it: under loom each store is one more
+    /// point at which the pool's models would branch.
+    fn post_hint(&self) {
+        if !self.spin.is_zero() {
+            self.posted.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Clears the hint as the token is consumed (under the lock).
+    fn clear_hint(&self) {
+        if !self.spin.is_zero() {
+            self.posted.store(false, Ordering::Relaxed);
+        }
     }
 
     /// Looks at the `posted` hint, giving the CPU away between looks, until
@@ -218,7 +234,7 @@ impl Parker {
             }
         }
         slot.notified = false;
-        self.posted.store(false, Ordering::Relaxed);
+        self.clear_hint();
         Parked::Woken(slot.task.take())
     }
 
@@ -233,7 +249,7 @@ impl Parker {
         let waiting = {
             let mut slot = lock(&self.slot);
             slot.notified = true;
-            self.posted.store(true, Ordering::Relaxed);
+            self.post_hint();
             early.unwrap_or(slot.waiting)
         };
         if waiting {
@@ -261,7 +277,7 @@ impl Parker {
         debug_assert!(!slot.notified && slot.task.is_none());
         slot.notified = true;
         slot.task = Some(task);
-        self.posted.store(true, Ordering::Relaxed);
+        self.post_hint();
         Ok(slot.waiting)
     }
 
