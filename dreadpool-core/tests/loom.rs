@@ -91,7 +91,8 @@ use loom::sync::Arc;
 
 /// Explores every interleaving up to `LOOM_MAX_PREEMPTIONS` (default 4)
 /// preemptions: enough for every race below (the stale release needs 4),
-/// small enough for CI (about 30 s for all models).
+/// small enough for CI (7 to 8 minutes for all models on the 2-CPU host,
+/// 2026-12-07; `two_spawners_one_worker` alone takes two).
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
