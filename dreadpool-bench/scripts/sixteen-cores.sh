@@ -49,8 +49,8 @@
 #       25 us before they block (`--cfg dreadpool_park_spin`,
 #       `sleep/parker.rs`), in a target folder of their own.
 #   dreadpool-bench/scripts/sixteen-cores.sh park DIR [OUTDIR]
-#       The spawn scenarios across 2,4,8,16 and the wake latency at 16
-#       threads with `compare` and `compare-park` in turns, two rounds, then
+#       External, fan-out, producers and the wake latency across 2,4,8,16
+#       with `compare` and `compare-park` in turns, two rounds, then
 #       `structure --threads 2,16` with each: whether the spawner's cheaper
 #       wakes outweigh the slower wake of an idle pool. 6 parts of at most
 #       90 s.
