@@ -132,6 +132,13 @@ build_coarse() {
 # The end of `device`'s time, in seconds since the epoch (none: no end).
 deadline=""
 
+# output_folder [OUTDIR]: where a section writes (OUTDIR, else $OUT, else
+# ./sixteen), made if missing.
+output_folder() {
+  out="${1:-${OUT:-./sixteen}}"
+  mkdir -p "$out"
+}
+
 part() { # seconds, name, command...: one part, cut at its limit
   local limit="$1" name="$2"
   shift 2
@@ -152,8 +159,7 @@ part() { # seconds, name, command...: one part, cut at its limit
 
 run() {
   local dir="$1"
-  out="${2:-${OUT:-./sixteen}}"
-  mkdir -p "$out"
+  output_folder "${2:-}"
   { nproc; lscpu | grep -E 'Model name|Socket|NUMA node\(s\)|Thread\(s\) per core'; uptime; } >"$out/machine.txt"
   # The spawner's scaling, 2 -> 16 workers, against the peers.
   part 200 sweep "$dir/compare" --sweep 2,4,8,16 --reps 3 --quiet-wait 0 \
@@ -170,8 +176,7 @@ run() {
 
 windows() {
   local dir="$1"
-  out="${2:-${OUT:-./sixteen}}"
-  mkdir -p "$out"
+  output_folder "${2:-}"
   forkjoin_rounds "$dir" 2 forkjoin compare compare-w4 compare-w16
   ls -l "$out" >&2
 }
@@ -191,8 +196,7 @@ forkjoin_rounds() {
 
 coarse() {
   local dir="$1"
-  out="${2:-${OUT:-./sixteen}}"
-  mkdir -p "$out"
+  output_folder "${2:-}"
   local binary
   forkjoin_rounds "$dir" 3 coarse compare compare-share1 compare-nospin
   for binary in structure structure-share1 structure-nospin; do
@@ -203,8 +207,7 @@ coarse() {
 
 shards() {
   local dir="$1"
-  out="${2:-${OUT:-./sixteen}}"
-  mkdir -p "$out"
+  output_folder "${2:-}"
   local round count
   for round in 1 2 3; do
     for count in 1 4 8 16; do
@@ -234,8 +237,7 @@ build_park() {
 
 park() {
   local dir="$1"
-  out="${2:-${OUT:-./sixteen}}"
-  mkdir -p "$out"
+  output_folder "${2:-}"
   local round binary
   for round in 1 2; do
     for binary in compare compare-park; do
@@ -259,8 +261,7 @@ build_recorder() {
 
 recorder() {
   local dir="$1"
-  out="${2:-${OUT:-./sixteen}}"
-  mkdir -p "$out"
+  output_folder "${2:-}"
   local round binary
   for round in 1 2 3; do
     for binary in compare-rec compare-rec-line; do
