@@ -117,15 +117,19 @@ build_windows() {
   ls -l "$dir"
 }
 
+# build_pair DIR CFG FOLDER SUFFIX: `compare` and `structure` built with
+# `--cfg CFG` in FOLDER, as DIR/compare-SUFFIX and DIR/structure-SUFFIX.
+build_pair() {
+  local dir="$1" cfg="$2" folder="$3" suffix="$4"
+  build_variant "$dir" "$cfg" "$folder" compare "compare-$suffix"
+  build_variant "$dir" "$cfg" "$folder" structure "structure-$suffix" --features metrics,recorder
+}
+
 build_coarse() {
   local dir
   dir="$(mkdir -p "$1" && cd "$1" && pwd)"
-  build_variant "$dir" dreadpool_share_wakes_one share-one compare compare-share1
-  build_variant "$dir" dreadpool_share_wakes_one share-one structure structure-share1 \
-    --features metrics,recorder
-  build_variant "$dir" dreadpool_join_spin_off join-spin-off compare compare-nospin
-  build_variant "$dir" dreadpool_join_spin_off join-spin-off structure structure-nospin \
-    --features metrics,recorder
+  build_pair "$dir" dreadpool_share_wakes_one share-one share1
+  build_pair "$dir" dreadpool_join_spin_off join-spin-off nospin
   ls -l "$dir"
 }
 
@@ -229,9 +233,7 @@ shards() {
 build_park() {
   local dir
   dir="$(mkdir -p "$1" && cd "$1" && pwd)"
-  build_variant "$dir" dreadpool_park_spin park-spin compare compare-park
-  build_variant "$dir" dreadpool_park_spin park-spin structure structure-park \
-    --features metrics,recorder
+  build_pair "$dir" dreadpool_park_spin park-spin park
   ls -l "$dir"
 }
 
