@@ -78,6 +78,16 @@ impl<'a> WorkerProbe<'a> {
         self.track().sleeping();
     }
 
+    /// The worker registered to sleep, and its second look found work: it
+    /// searches again without having parked. Counted only: it is not a
+    /// state change (the worker was searching and still is), so the
+    /// recorder and `tracing`, which report state changes, have nothing to
+    /// show, and a worker that cycles through it would flood both.
+    #[inline(always)]
+    pub(crate) fn sleep_cancelled(&self) {
+        self.counters.sleep_cancelled();
+    }
+
     /// The worker was woken: with a task handed to it (`handed`, it runs
     /// that next), or to search.
     #[inline(always)]

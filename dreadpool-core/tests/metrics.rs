@@ -470,3 +470,37 @@ fn a_thief_polls_only_awake_workers() {
         "{polls} polls: the searchers polled sleepers' queues: {after:#?}"
     );
 }
+
+/// A worker that registers to sleep and whose second look finds work
+/// counts a cancelled sleep. The second look's window is a lock and a fence
+/// long, so a spawn lands in it by chance: with spawns paced at a range of
+/// gaps, the first one came after 64 to 640 spawns on a quiet 2-CPU host,
+/// and after 960 to 48,000 with three or four busy loops beside it (debug
+/// build, 2026-12-07). The loop stops at the first one; its cap, 5 million
+/// spawns, is a hundred times the worst seen (without the count, the test
+/// fails after about 90 s).
+#[test]
+fn a_second_look_that_finds_work_counts_a_cancelled_sleep() {
+    let pool = pool(2);
+    let cancelled = |m: &PoolMetrics| m.workers.iter().map(|w| w.sleeps_cancelled).sum::<u64>();
+    let mut spawned = 0u64;
+    while spawned < 5_000_000 {
+        for _ in 0..64 {
+            pool.spawn(|| ());
+            spawned += 1;
+            for _ in 0..(spawned * 37) % 400 {
+                std::hint::spin_loop();
+            }
+        }
+        if cancelled(&pool.metrics()) > 0 {
+            break;
+        }
+    }
+    pool.join();
+    let m = pool.metrics();
+    assert!(
+        cancelled(&m) > 0,
+        "no cancelled sleep in {spawned} spawns: {m:#?}"
+    );
+    assert_eq!(m.tasks_run(), spawned, "every task ran once");
+}

@@ -125,6 +125,11 @@ pub struct WorkerInterval {
     pub sleeps: u64,
     /// Parks per second.
     pub sleeps_per_sec: f64,
+    /// Registrations to sleep that its second look called off (it found
+    /// work and searched again without parking).
+    pub sleeps_cancelled: u64,
+    /// Called-off sleeps per second.
+    pub sleeps_cancelled_per_sec: f64,
     /// Wakeups that found work.
     pub wakeups: u64,
     /// Useful wakeups per second.
@@ -169,6 +174,7 @@ impl WorkerInterval {
         let steals_succeeded = d(|w| w.steals_succeeded);
         let tasks_stolen = d(|w| w.tasks_stolen);
         let sleeps = d(|w| w.sleeps);
+        let sleeps_cancelled = d(|w| w.sleeps_cancelled);
         let wakeups = d(|w| w.wakeups);
         let noop_wakeups = d(|w| w.noop_wakeups);
         let joins = d(|w| w.joins);
@@ -193,6 +199,8 @@ impl WorkerInterval {
             mean_steal_batch: ratio(tasks_stolen as f64, steals_succeeded as f64),
             sleeps,
             sleeps_per_sec: per_sec(sleeps, elapsed),
+            sleeps_cancelled,
+            sleeps_cancelled_per_sec: per_sec(sleeps_cancelled, elapsed),
             wakeups,
             wakeups_per_sec: per_sec(wakeups, elapsed),
             noop_wakeups,
@@ -304,6 +312,12 @@ pub struct Interval {
     pub sleeps: u64,
     /// Parks per second.
     pub sleeps_per_sec: f64,
+    /// Registrations to sleep called off by the worker's second look: each
+    /// took the idle list's lock twice and wrote the word every spawn reads,
+    /// without a park to show for it.
+    pub sleeps_cancelled: u64,
+    /// Called-off sleeps per second.
+    pub sleeps_cancelled_per_sec: f64,
     /// Wakeups that found work.
     pub wakeups: u64,
     /// Useful wakeups per second.
@@ -374,6 +388,7 @@ impl Interval {
         let steals_succeeded = sum(|w| w.steals_succeeded);
         let tasks_stolen = sum(|w| w.tasks_stolen);
         let sleeps = sum(|w| w.sleeps);
+        let sleeps_cancelled = sum(|w| w.sleeps_cancelled);
         let wakeups = sum(|w| w.wakeups);
         let noop_wakeups = sum(|w| w.noop_wakeups);
         let joins = sum(|w| w.joins);
@@ -409,6 +424,8 @@ impl Interval {
             mean_steal_batch: ratio(tasks_stolen as f64, steals_succeeded as f64),
             sleeps,
             sleeps_per_sec: per_sec(sleeps, elapsed),
+            sleeps_cancelled,
+            sleeps_cancelled_per_sec: per_sec(sleeps_cancelled, elapsed),
             wakeups,
             wakeups_per_sec: per_sec(wakeups, elapsed),
             noop_wakeups,
@@ -631,6 +648,26 @@ mod tests {
         assert_eq!(i.workers[0].joins, 0);
         assert_eq!(i.joins_per_sec, 0.0);
         assert_eq!(i.fork_share_ratio, 0.0);
+    }
+
+    #[test]
+    fn cancelled_sleeps_per_worker_and_for_the_pool() {
+        let mut a = snapshot(1000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        a.workers[0].sleeps_cancelled = 3;
+        let mut b = snapshot(5000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        b.workers[0].sleeps_cancelled = 43;
+        b.workers[1].sleeps_cancelled = 8;
+        let i = Interval::between(Some(&a), &b);
+        assert_eq!(i.workers[0].sleeps_cancelled, 40);
+        assert_eq!(i.workers[0].sleeps_cancelled_per_sec, 10.0);
+        assert_eq!(i.workers[1].sleeps_cancelled, 8);
+        assert_eq!(i.workers[1].sleeps_cancelled_per_sec, 2.0);
+        assert_eq!(i.sleeps_cancelled, 48);
+        assert_eq!(i.sleeps_cancelled_per_sec, 12.0);
+        assert_eq!(
+            Interval::between(Some(&b), &b).sleeps_cancelled_per_sec,
+            0.0
+        );
     }
 
     #[test]

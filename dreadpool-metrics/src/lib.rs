@@ -90,7 +90,8 @@
 //! `index`, `state` (`"running"`, `"searching"`, `"sleeping"`,
 //! `"respawning"`, `"stopped"`), `tasks_run`, `tasks_spawned_local`,
 //! `global_pulls`, `steals_attempted`, `steals_succeeded`, `tasks_stolen`,
-//! `sleeps`, `wakeups`, `noop_wakeups`, `respawns`, `panics`, `joins`
+//! `sleeps`, `sleeps_cancelled` (registrations to sleep that the worker's
+//! second look called off), `wakeups`, `noop_wakeups`, `respawns`, `panics`, `joins`
 //! (`dreadpool::join`s forked on the worker), `forks_shared` (of those, the
 //! forks it shared with idle workers), `forks_stolen` (forks shared by peers
 //! that it took and ran), `busy_ns`,

@@ -278,6 +278,10 @@ pub struct WorkerSnapshot {
     pub tasks_stolen: u64,
     /// Times it parked.
     pub sleeps: u64,
+    /// Times it registered to sleep and its second look found work, so it
+    /// searched again without parking. Absent from (read as 0 in)
+    /// snapshots of exporters that predate the count.
+    pub sleeps_cancelled: u64,
     /// Times it was woken and found work.
     pub wakeups: u64,
     /// Times it was woken and found nothing.
@@ -322,6 +326,7 @@ impl From<&WorkerMetrics> for WorkerSnapshot {
             steals_succeeded: w.steals_succeeded,
             tasks_stolen: w.tasks_stolen,
             sleeps: w.sleeps,
+            sleeps_cancelled: w.sleeps_cancelled,
             wakeups: w.wakeups,
             noop_wakeups: w.noop_wakeups,
             respawns: w.respawns,
@@ -496,6 +501,7 @@ mod tests {
             joins: 9,
             forks_shared: 4,
             forks_stolen: 2,
+            sleeps_cancelled: 5,
             ..Default::default()
         };
         w.run_time.record_n(Duration::from_nanos(3), 2);
@@ -516,6 +522,7 @@ mod tests {
         assert_eq!(v["workers"][0]["joins"], 9);
         assert_eq!(v["workers"][0]["forks_shared"], 4);
         assert_eq!(v["workers"][0]["forks_stolen"], 2);
+        assert_eq!(v["workers"][0]["sleeps_cancelled"], 5);
         // Unknown fields are ignored and missing ones default.
         let back: Snapshot =
             serde_json::from_str(r#"{"name":"q","threads":3,"future_field":1}"#).unwrap();
@@ -524,6 +531,7 @@ mod tests {
         // A worker from an exporter that predates fork-join: no join fields.
         let old: WorkerSnapshot = serde_json::from_str(r#"{"index":1,"tasks_run":7}"#).unwrap();
         assert_eq!((old.joins, old.forks_shared, old.forks_stolen), (0, 0, 0));
+        assert_eq!(old.sleeps_cancelled, 0);
         assert_eq!(old.tasks_run, 7);
     }
 }

@@ -67,12 +67,16 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                 let sleeps = rng.range(0, 60);
                 let wakeups = sleeps * rng.range(50, 100) / 100;
                 let noop = sleeps - wakeups;
+                // (Derived, not drawn: a new draw would shift every later
+                // one, and with it every golden screen.)
+                let cancelled = sleeps / 8;
                 let respawned = u64::from(index == 1 && i % 4 == 3);
                 total.tasks_run += tasks;
                 total.steals_attempted += attempted;
                 total.steals_succeeded += succeeded;
                 total.tasks_stolen += stolen;
                 total.sleeps += sleeps;
+                total.sleeps_cancelled += cancelled;
                 total.wakeups += wakeups;
                 total.noop_wakeups += noop;
                 total.respawns += respawned;
@@ -108,6 +112,7 @@ pub fn ticks(seed: u64, threads: usize, n: usize) -> Vec<Tick> {
                         .then(|| succeeded as f64 / attempted as f64),
                     tasks_stolen_per_sec: stolen as f64 / secs,
                     sleeps_per_sec: sleeps as f64 / secs,
+                    sleeps_cancelled_per_sec: cancelled as f64 / secs,
                     wakeups_per_sec: wakeups as f64 / secs,
                     noop_wakeups_per_sec: noop as f64 / secs,
                     joins_per_sec: joins[index] as f64 / secs,

@@ -158,6 +158,15 @@ fn the_detail_and_the_help_overlays() {
     row_with(&lines, "stolen by");
     row_with(&lines, "respawns");
     row_with(&lines, "Esc back");
+    // At 80x24 the rarest rows give way to the latency; a taller terminal
+    // shows every row.
+    assert!(!lines.iter().any(|l| l.contains("sleep cancels")));
+    let tall = draw(&app, 100, 30);
+    golden("detail-100x30", &tall);
+    let tall = text(&tall);
+    row_with(&tall, "sleep cancels");
+    row_with(&tall, "forks shared");
+    row_with(&tall, "sched");
 
     app.update(Action::ToggleHelp);
     let buffer = draw(&app, 80, 24);

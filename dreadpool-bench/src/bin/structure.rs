@@ -24,7 +24,11 @@
 //!   (for `fanout`, the spawning task's own worker);
 //! - *worker wakes*: workers woken by other workers (a searcher that found
 //!   work waking the next, a thief waking a fork's owner);
-//! - *sleeps*, *no-op wakes* (woken, found nothing);
+//! - *sleeps*, *cancelled sleeps* (registrations to sleep that the
+//!   worker's second look called off, having found work: each takes the
+//!   idle list's lock twice and writes the state word every spawn reads,
+//!   like a sleep and its wake, without a park), *no-op wakes* (woken,
+//!   found nothing);
 //! - *global pulls* (batches taken from the global queue) and the tasks per
 //!   pull; *steal attempts* (a poll of a peer's deque) and tasks per stolen
 //!   batch.
@@ -156,6 +160,7 @@ struct Counts {
     spawner_wakes: u64,
     worker_wakes: u64,
     sleeps: u64,
+    cancelled_sleeps: u64,
     noop_wakes: u64,
     global_pulls: u64,
     pulled: u64,
@@ -201,6 +206,7 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
         spawner_wakes: 0,
         worker_wakes: 0,
         sleeps: 0,
+        cancelled_sleeps: 0,
         noop_wakes: 0,
         global_pulls: 0,
         pulled: 0,
@@ -216,6 +222,7 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
     };
     for worker in &metrics.workers {
         counts.sleeps += worker.sleeps;
+        counts.cancelled_sleeps += worker.sleeps_cancelled;
         counts.noop_wakes += worker.noop_wakeups;
         counts.steal_attempts += worker.steals_attempted;
         counts.steals += worker.steals_succeeded;
@@ -310,6 +317,7 @@ impl Counts {
         self.spawner_wakes += other.spawner_wakes;
         self.worker_wakes += other.worker_wakes;
         self.sleeps += other.sleeps;
+        self.cancelled_sleeps += other.cancelled_sleeps;
         self.noop_wakes += other.noop_wakes;
         self.global_pulls += other.global_pulls;
         self.pulled += other.pulled;
@@ -426,20 +434,21 @@ fn main() {
             "{} tasks a run; per 1,000 tasks unless a ratio\n",
             options.tasks
         );
-        println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | cancelled sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     }
     for &&scenario in &spawns {
         for &threads in &options.threads {
             let c = measure_reps(scenario, threads, &options);
             let t = options.tasks * u64::from(options.reps);
             println!(
-                "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 scenario.name(),
                 c.ns_per_task,
                 per_thousand(c.spawner_wakes, t),
                 per_thousand(c.worker_wakes, t),
                 per_thousand(c.sleeps, t),
+                per_thousand(c.cancelled_sleeps, t),
                 per_thousand(c.noop_wakes, t),
                 per_thousand(c.global_pulls, t),
                 ratio(c.pulled, c.global_pulls),
@@ -454,21 +463,22 @@ fn main() {
             println!();
         }
         println!("nqueens({QUEENS}) in `install`, per run (the wake depth: median and the most of the runs)\n");
-        println!("| workers | ms | wake depth | most | workers woken | wakes | no-op wakes | forks shared | forks stolen | joiners' sleeps | lost events |");
-        println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        println!("| workers | ms | wake depth | most | workers woken | wakes | no-op wakes | cancelled sleeps | forks shared | forks stolen | joiners' sleeps | lost events |");
+        println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for &threads in &options.threads {
             let mut c = measure_reps(Scenario::Nqueens, threads, &options);
             let runs = f64::from(options.reps);
             let per_run = |n: u64| format!("{:.1}", n as f64 / runs);
             c.wake_depths.sort_unstable();
             println!(
-                "| {threads} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {threads} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 c.ns_per_task / 1e6,
                 c.wake_depths[c.wake_depths.len() / 2],
                 c.wake_depths.last().copied().unwrap_or(0),
                 per_run(c.workers_woken),
                 per_run(c.spawner_wakes + c.worker_wakes),
                 per_run(c.noop_wakes),
+                per_run(c.cancelled_sleeps),
                 per_run(c.forks_shared),
                 per_run(c.forks_stolen),
                 per_run(c.wait_sleeps),

@@ -31,6 +31,7 @@ struct CounterBlock {
     steals_succeeded: AtomicU64,
     tasks_stolen: AtomicU64,
     sleeps: AtomicU64,
+    sleeps_cancelled: AtomicU64,
     wakeups: AtomicU64,
     noop_wakeups: AtomicU64,
     respawns: AtomicU64,
@@ -134,6 +135,7 @@ impl PoolCounters {
                         steals_succeeded: AtomicU64::new(0),
                         tasks_stolen: AtomicU64::new(0),
                         sleeps: AtomicU64::new(0),
+                        sleeps_cancelled: AtomicU64::new(0),
                         wakeups: AtomicU64::new(0),
                         noop_wakeups: AtomicU64::new(0),
                         respawns: AtomicU64::new(0),
@@ -224,6 +226,7 @@ impl PoolCounters {
                     steals_succeeded: load(&c.steals_succeeded),
                     tasks_stolen: load(&c.tasks_stolen),
                     sleeps: load(&c.sleeps),
+                    sleeps_cancelled: load(&c.sleeps_cancelled),
                     wakeups: load(&c.wakeups),
                     noop_wakeups: load(&c.noop_wakeups),
                     respawns: load(&c.respawns),
@@ -340,6 +343,13 @@ impl WorkerCounters<'_> {
     pub(crate) fn sleeping(&self) {
         add(&self.counters.sleeps, 1);
         self.set_state(WorkerState::Sleeping);
+    }
+
+    /// Counted in `sleeps_cancelled`; the state stays `Searching`. Out of
+    /// line like the other rare paths.
+    #[inline(never)]
+    pub(crate) fn sleep_cancelled(&self) {
+        add(&self.counters.sleeps_cancelled, 1);
     }
 
     /// Woken: to search, or (`handed`) to run a task handed over, which

@@ -88,6 +88,12 @@ pub struct WorkerMetrics {
     pub tasks_stolen: u64,
     /// Times it parked.
     pub sleeps: u64,
+    /// Times it registered to sleep and its second look, after the
+    /// registration, found work, so it searched again instead of parking
+    /// (`sleep/README.md`). Each one took the idle list's lock twice and
+    /// wrote the sleep state word that every spawn reads: a worker that
+    /// cycles through these costs the spawners without ever sleeping.
+    pub sleeps_cancelled: u64,
     /// Times it was woken and found work.
     pub wakeups: u64,
     /// Times it was woken and found nothing.

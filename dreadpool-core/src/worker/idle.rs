@@ -59,6 +59,7 @@ impl WorkerThread {
             && (registry.has_visible_work_for(index)
                 || until.is_some_and(|t| t.latch.is_set_before_sleep()))
         {
+            self.probe().sleep_cancelled();
             return match registry.sleep().cancel(index) {
                 Some(task) => Idle::HandedOff(task),
                 None => Idle::Search,

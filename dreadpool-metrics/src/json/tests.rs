@@ -173,6 +173,7 @@ fn extreme_snapshot() -> Vec<Snapshot> {
             steals_succeeded: (1 << 53) + 1,
             tasks_stolen: 7,
             sleeps: 8,
+            sleeps_cancelled: u64::MAX - 2,
             wakeups: 9,
             noop_wakeups: 10,
             respawns: 11,

@@ -29,6 +29,7 @@
 //! | `dreadpool_tasks_stolen_total` | counter | pool, worker | tasks taken by steals |
 //! | `dreadpool_stolen_from_total` | counter | pool, worker, victim | the steal matrix: only for pools of at most [`Options::steal_matrix_max_workers`] workers (default 16) |
 //! | `dreadpool_sleeps_total` | counter | pool, worker | parks |
+//! | `dreadpool_sleeps_cancelled_total` | counter | pool, worker | registrations to sleep that the worker's second look called off (it found work): each costs the spawners what a sleep does, with no park |
 //! | `dreadpool_wakeups_total` | counter | pool, worker | wakeups that found work |
 //! | `dreadpool_noop_wakeups_total` | counter | pool, worker | wakeups that found nothing |
 //! | `dreadpool_respawns_total` | counter | pool, worker | threads replaced after a panic |
@@ -97,14 +98,14 @@
 //! [`Buckets`] (`H` = [`Buckets::series`], 196 by default):
 //!
 //! ```text
-//! 12 + 22 W + 2 H + (W (W - 1) if W <= 16, else 0)
-//! = 404 + 22 W + W (W - 1)     (W <= 16; 4 workers: 504, 16 workers: 996)
-//! = 404 + 22 W                 (W > 16; 64 workers: 1812)
+//! 12 + 23 W + 2 H + (W (W - 1) if W <= 16, else 0)
+//! = 404 + 23 W + W (W - 1)     (W <= 16; 4 workers: 508, 16 workers: 1012)
+//! = 404 + 23 W                 (W > 16; 64 workers: 1876)
 //! ```
 //!
 //! 12 per pool (schema info, external spawns, threads, uptime, global queue
-//! depth, pending tasks, busy ratio and 5 `dreadpool_workers` states), 22
-//! per worker (14 counters, busy seconds, local queue depth, busy ratio and
+//! depth, pending tasks, busy ratio and 5 `dreadpool_workers` states), 23
+//! per worker (15 counters, busy seconds, local queue depth, busy ratio and
 //! 5 `dreadpool_worker_state` states), the two histograms, and the steal
 //! matrix, the one quadratic term, published only up to
 //! [`Options::DEFAULT_STEAL_MATRIX_MAX_WORKERS`] workers unless opted in
@@ -116,6 +117,9 @@
 //! New names alone do not change the version (a query written for it still
 //! finds what it found); they are listed under the version they joined.
 //!
+//! - **2** (this version), addition: `dreadpool_sleeps_cancelled_total`, a
+//!   counter per worker of the registrations to sleep that the worker's
+//!   second look called off. Series per worker grow from 22 to 23.
 //! - **2** (this version), addition: `dreadpool_joins_total`,
 //!   `dreadpool_forks_shared_total` and `dreadpool_forks_stolen_total`,
 //!   counters per worker for fork-join (`dreadpool::join`). Series per
@@ -223,6 +227,11 @@ pub fn describe() {
         "Tasks the worker stole from the victim worker."
     );
     describe_counter!(SLEEPS, Unit::Count, "Times the worker parked.");
+    describe_counter!(
+        SLEEPS_CANCELLED,
+        Unit::Count,
+        "Times the worker registered to sleep and its second look found work, so it did not park."
+    );
     describe_counter!(
         WAKEUPS,
         Unit::Count,
@@ -342,7 +351,7 @@ pub fn publish_snapshot_with(snapshot: &Snapshot, options: &Options) {
 
 fn publish_worker(pool: &str, w: &WorkerSnapshot, steal_matrix: bool) {
     let labels = [("pool", pool.to_string()), ("worker", w.index.to_string())];
-    let counters: [(&'static str, u64); 14] = [
+    let counters: [(&'static str, u64); 15] = [
         (TASKS_RUN, w.tasks_run),
         (TASKS_SPAWNED_LOCAL, w.tasks_spawned_local),
         (GLOBAL_PULLS, w.global_pulls),
@@ -350,6 +359,7 @@ fn publish_worker(pool: &str, w: &WorkerSnapshot, steal_matrix: bool) {
         (STEALS_SUCCEEDED, w.steals_succeeded),
         (TASKS_STOLEN, w.tasks_stolen),
         (SLEEPS, w.sleeps),
+        (SLEEPS_CANCELLED, w.sleeps_cancelled),
         (WAKEUPS, w.wakeups),
         (NOOP_WAKEUPS, w.noop_wakeups),
         (RESPAWNS, w.respawns),
@@ -605,7 +615,7 @@ mod tests {
                 .filter(|(_, v)| matches!(v, DebugValue::Histogram(_)))
                 .count();
             let series = all.len() - histograms;
-            let mut want = 12 + 22 * workers;
+            let mut want = 12 + 23 * workers;
             if matrix {
                 want += workers * (workers - 1);
             }

@@ -31,6 +31,9 @@ pub const TASKS_STOLEN: &str = "dreadpool_tasks_stolen_total";
 pub const STOLEN_FROM: &str = "dreadpool_stolen_from_total";
 /// Counter: parks (pool, worker).
 pub const SLEEPS: &str = "dreadpool_sleeps_total";
+/// Counter: registrations to sleep that the worker's second look called
+/// off, having found work (pool, worker).
+pub const SLEEPS_CANCELLED: &str = "dreadpool_sleeps_cancelled_total";
 /// Counter: wakeups that found work (pool, worker).
 pub const WAKEUPS: &str = "dreadpool_wakeups_total";
 /// Counter: wakeups that found nothing (pool, worker).
@@ -85,7 +88,7 @@ pub const RUN_TIME: &str = "dreadpool_run_time_seconds";
 pub const HISTOGRAMS: [&str; 2] = [SCHEDULE_DELAY, RUN_TIME];
 
 /// Every name above.
-pub const ALL: [&str; 29] = [
+pub const ALL: [&str; 30] = [
     SCHEMA_INFO,
     TASKS_RUN,
     TASKS_SPAWNED_LOCAL,
@@ -96,6 +99,7 @@ pub const ALL: [&str; 29] = [
     TASKS_STOLEN,
     STOLEN_FROM,
     SLEEPS,
+    SLEEPS_CANCELLED,
     WAKEUPS,
     NOOP_WAKEUPS,
     RESPAWNS,

@@ -90,6 +90,8 @@ pub struct WorkerSample {
     pub tasks_stolen_per_sec: f64,
     /// Times parked per second.
     pub sleeps_per_sec: f64,
+    /// Registrations to sleep that its second look called off, per second.
+    pub sleeps_cancelled_per_sec: f64,
     /// Wakeups that found work, per second.
     pub wakeups_per_sec: f64,
     /// Wakeups that found nothing, per second.
@@ -126,6 +128,8 @@ pub struct WorkerTotals {
     pub tasks_stolen: u64,
     /// Times parked.
     pub sleeps: u64,
+    /// Registrations to sleep that its second look called off.
+    pub sleeps_cancelled: u64,
     /// Wakeups that found work.
     pub wakeups: u64,
     /// Wakeups that found nothing.

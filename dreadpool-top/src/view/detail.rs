@@ -23,7 +23,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let (Some(pool), Some(w)) = (app.current(), app.selected()) else {
         return;
     };
-    let popup = centered(area, 96, 22);
+    let popup = centered(area, 96, 23);
     frame.render_widget(Clear, popup);
     let state = w.state.map_or("?", |s| s.as_str());
     let title = Line::from(vec![
@@ -138,6 +138,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             ),
             0,
         ),
+        (
+            row(
+                "sleep cancels",
+                format::rate(w.sleeps_cancelled_per_sec),
+                format::count(t.sleeps_cancelled),
+            ),
+            1,
+        ),
         (row("respawns", String::new(), format::count(t.respawns)), 0),
         (row("panics", String::new(), format::count(t.panics)), 0),
         (
@@ -183,8 +191,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             0,
         ));
     }
-    // At 80x24 the blank line and the forks shared (the table's columns
-    // are joins and stolen forks) give way, so that the latency stays.
+    // At 80x24 the blank line, the sleep cancels and the forks shared (the
+    // table's columns are joins and stolen forks) give way, so that the
+    // latency stays.
     while lines.len() > usize::from(left.height) {
         let Some(pos) = lines
             .iter()
