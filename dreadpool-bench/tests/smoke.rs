@@ -212,30 +212,54 @@ fn structure_counts_wakes_polls_and_batches() {
         .expect("structure runs");
     assert!(output.status.success(), "{output:?}");
     let text = String::from_utf8_lossy(&output.stdout);
-    let rows: Vec<Vec<&str>> = text
+    let cells = |line: &str| -> Vec<String> {
+        line.trim_matches('|')
+            .split('|')
+            .map(|cell| cell.trim().to_string())
+            .collect()
+    };
+    // Columns by their header, so that a column added to the table moves
+    // nothing here.
+    let header = cells(
+        text.lines()
+            .find(|line| line.starts_with("| scenario |"))
+            .unwrap_or_else(|| panic!("no table header in {text}")),
+    );
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name:?} in {text}"))
+    };
+    let rows: Vec<Vec<String>> = text
         .lines()
         .filter(|line| {
             line.starts_with("| external")
                 || line.starts_with("| fanout")
                 || line.starts_with("| producers")
         })
-        .map(|line| line.trim_matches('|').split('|').map(str::trim).collect())
+        .map(cells)
         .collect();
     assert_eq!(rows.len(), 6, "{text}");
-    let number = |cell: &str| {
+    let number = |row: &[String], name: &str| {
+        let cell = &row[column(name)];
         cell.parse::<f64>()
-            .unwrap_or_else(|_| panic!("{cell:?} in {text}"))
+            .unwrap_or_else(|_| panic!("{name}: {cell:?} in {text}"))
     };
     for row in &rows {
-        let (scenario, workers) = (row[0], row[1]);
-        assert_eq!(row[11], "0", "lost events: {text}");
+        let (scenario, workers) = (row[0].as_str(), row[1].as_str());
+        assert_eq!(row[column("lost events")], "0", "lost events: {text}");
         if workers == "1" {
             assert_eq!(
-                number(row[4]),
+                number(row, "worker wakes"),
                 0.0,
                 "{scenario}: one worker woke a peer: {text}"
             );
-            assert_eq!(number(row[9]), 0.0, "{scenario}: one worker stole: {text}");
+            assert_eq!(
+                number(row, "steal attempts"),
+                0.0,
+                "{scenario}: one worker stole: {text}"
+            );
         }
         if scenario != "fanout" {
             // Tasks that came through the global queue, per 1,000 spawned
@@ -243,8 +267,8 @@ fn structure_counts_wakes_polls_and_batches() {
             // is recorded as its queue's growth, which a thief stealing
             // meanwhile makes smaller: exact on one worker (but for the
             // table's rounding), a lower bound on more.
-            let pulled = number(row[7]) * number(row[8]);
-            let handed_over = number(row[3]);
+            let pulled = number(row, "global pulls") * number(row, "tasks/pull");
+            let handed_over = number(row, "spawner wakes");
             let least = if workers == "1" { 995.0 } else { 900.0 };
             assert!(
                 pulled <= 1005.0,
