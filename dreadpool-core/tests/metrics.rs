@@ -323,31 +323,50 @@ fn handles_read_the_same_metrics() {
     assert_eq!(m.workers_in(WorkerState::Stopped), 2, "{m:#?}");
 }
 
+/// Snapshots taken while the pool runs flat out read counts that never go
+/// backwards. The spawner waits for the reader's first snapshot before it
+/// starts, and halfway through for one more, so that at least one is taken
+/// while tasks are queued, however the two threads are scheduled (a free
+/// race let the spawns finish before the reader's first look on a loaded
+/// host).
 #[test]
 fn snapshots_while_the_pool_runs_flat_out() {
+    const TASKS: u64 = 200_000;
     let pool = Arc::new(pool(2));
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let snapshots = Arc::new(AtomicUsize::new(0));
     let reader = {
-        let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
+        let (pool, stop, snapshots) =
+            (Arc::clone(&pool), Arc::clone(&stop), Arc::clone(&snapshots));
         thread::spawn(move || {
             let mut last = 0;
-            let mut snapshots = 0;
             while !stop.load(Ordering::Relaxed) {
                 let run = pool.metrics().tasks_run();
-                assert!(run >= last, "tasks_run went backwards");
+                assert!(run >= last, "tasks_run went backwards: {last} then {run}");
                 last = run;
-                snapshots += 1;
+                snapshots.fetch_add(1, Ordering::Relaxed);
             }
-            snapshots
         })
     };
-    for _ in 0..200_000 {
+    let one_more_snapshot = |after: usize| {
+        let deadline = Instant::now() + HANG;
+        while snapshots.load(Ordering::Relaxed) <= after {
+            assert!(Instant::now() < deadline, "the reader took no snapshot");
+            thread::yield_now();
+        }
+    };
+    one_more_snapshot(0);
+    for spawned in 1..=TASKS {
         pool.spawn(|| ());
+        if spawned == TASKS / 2 {
+            one_more_snapshot(snapshots.load(Ordering::Relaxed));
+        }
     }
     pool.join();
     stop.store(true, Ordering::Relaxed);
-    assert!(reader.join().unwrap() > 0);
-    assert_eq!(pool.metrics().tasks_run(), 200_000);
+    reader.join().expect("the reader saw a count go backwards");
+    assert!(snapshots.load(Ordering::Relaxed) >= 2);
+    assert_eq!(pool.metrics().tasks_run(), TASKS);
 }
 
 /// `depth` levels of nested joins, each leaf counting itself; returns the
