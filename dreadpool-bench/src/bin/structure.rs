@@ -23,9 +23,11 @@
 //!   every wake counted by the woken workers (`wakeups`, `noop_wakeups`)
 //!   less the wakes on the workers' own tracks, so that runs of a million
 //!   tasks count them all (an outside thread's ring keeps 4,096 events, and
-//!   the recording's own count of them stops there; a wake whose worker
-//!   had not yet looked for work when the run ended is missed, at most one
-//!   a run in checks against the recording); for `fanout`, the wakes of the
+//!   the recording's own count of them stops there; a wake is missed if
+//!   its worker had not yet looked for work when the run ended, or if it
+//!   reached a worker that was taking its registration back, which counts
+//!   a cancelled sleep instead: at most one a run in checks against
+//!   recordings that lost nothing); for `fanout`, the wakes of the
 //!   spawning task's own worker, from the recording;
 //! - *worker wakes*: workers woken by other workers (a searcher that found
 //!   work waking the next, a thief waking a fork's owner);
