@@ -15,8 +15,11 @@
 //! It is off by default: on the 2-CPU virtual machine it cut one producer's
 //! time per task by a quarter, but doubled the latency of a wake into a pool
 //! idle for a millisecond, long after any spin had ended (any spin, even of
-//! 5 us, did that there). Which of the two weighs more on many cores is for
-//! the 16-core run to show (`dreadpool-bench/scripts/sixteen-cores.sh park`).
+//! 5 us, did that there). Traced, that host puts the woken worker on the
+//! spawner's CPU, and a worker that spun no longer preempts its waker there:
+//! it waits for the spawner to block. Whether a wakee shares its waker's CPU
+//! on many cores, and so which of the two weighs more, is for the 16-core
+//! run to show (`dreadpool-bench/scripts/sixteen-cores.sh park`).
 //!
 //! To the sleep protocol nothing changes: the worker is registered, counted
 //! as sleeping and listed as idle from before its spin to after its wake,
