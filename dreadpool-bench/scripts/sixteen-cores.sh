@@ -45,14 +45,16 @@
 #       parallel" and "A joiner looks again before it sleeps" leave to a
 #       many-core machine. 12 parts of at most 45 s.
 #   dreadpool-bench/scripts/sixteen-cores.sh build-park DIR
-#       Adds `compare-park` and `structure-park`: sleepers that spin for
-#       25 us before they block (`--cfg dreadpool_park_spin`,
-#       `sleep/parker.rs`), in a target folder of their own.
+#       Adds `compare-blocking` and `structure-blocking`: sleepers that never
+#       spin before they block (`--cfg dreadpool_park_no_spin`,
+#       `sleep/parker.rs`; the default spins after a short park), in a
+#       target folder of their own.
 #   dreadpool-bench/scripts/sixteen-cores.sh park DIR [OUTDIR]
 #       External, fan-out, producers and the wake latency across 2,4,8,16
-#       with `compare` and `compare-park` in turns, two rounds, then
+#       with `compare-blocking` and `compare` in turns, two rounds, then
 #       `structure --threads 2,16` with each: whether the spawner's cheaper
-#       wakes outweigh the slower wake of an idle pool. 6 parts of at most
+#       wakes hold on many cores, and cost an idle pool's wake nothing.
+#       6 parts of at most
 #       90 s.
 #   dreadpool-bench/scripts/sixteen-cores.sh build-recorder DIR
 #       Adds `compare-rec-line`: `compare-rec` with an identity slot per
@@ -237,7 +239,7 @@ shards() {
 build_park() {
   local dir
   dir="$(mkdir -p "$1" && cd "$1" && pwd)"
-  build_pair "$dir" dreadpool_park_spin park-spin park
+  build_pair "$dir" dreadpool_park_no_spin park-no-spin blocking
   ls -l "$dir"
 }
 
@@ -246,12 +248,12 @@ park() {
   output_folder "${2:-}"
   local round binary
   for round in 1 2; do
-    for binary in compare compare-park; do
+    for binary in compare-blocking compare; do
       part 90 "park-$binary-$round" "$dir/$binary" --sweep 2,4,8,16 --reps 3 --quiet-wait 0 \
         --wake-samples 3000 --contenders dreadpool,rayon external fanout producers wake
     done
   done
-  for binary in structure structure-park; do
+  for binary in structure-blocking structure; do
     part 90 "park-$binary" "$dir/$binary" --threads 2,16 --reps 10 external fanout producers
   done
   ls -l "$out" >&2

@@ -100,9 +100,8 @@ impl Sleep {
     /// An outside spawn into a pool whose every worker sleeps: wakes one
     /// under a single hold of the idle lock.
     ///
-    /// - A sleeper already waiting on its condvar (or, built with
-    ///   `--cfg dreadpool_park_spin`, spinning before it would wait:
-    ///   `parker.rs`) is handed the task with its token, in the parker's
+    /// - A sleeper already waiting on its condvar (or spinning before it
+    ///   would wait: `parker.rs`) is handed the task with its token, in the parker's
     ///   cache line. It counts as running, not
     ///   searching, and starts the task without touching the global queue,
     ///   the state word or its peers' queues: that bookkeeping was a

@@ -1,25 +1,26 @@
 //! A per-worker parking spot, with room for one task handed to the sleeper.
 //!
-//! ## A sleeper that spins before it blocks (opt-in, for many cores)
+//! ## A sleeper that spins before it blocks, when that pays
 //!
 //! Blocking on the condvar makes every wake a system call on the waker's
 //! thread and a scheduler wake-up of the sleeper's: on the 16-core virtual
 //! machine the one-producer model charges about 10 us of the spawner's time
 //! to each wake (`BENCHMARKS.md`, "A sleeper that spins before it blocks").
-//! A build with `--cfg dreadpool_park_spin` makes [`Parker::park`] first spin
-//! for up to [`PARK_SPIN`], giving its CPU away between looks at its own
-//! `posted` hint, and block only if no token came meanwhile; a waker that
-//! finds the sleeper spinning leaves its token (and a handed task) under the
-//! lock as before and makes no system call.
+//! So [`Parker::park`] first spins for up to [`PARK_SPIN`], giving its CPU
+//! away between looks at its own `posted` hint, and blocks only if no token
+//! came meanwhile; a waker that finds the sleeper spinning leaves its token
+//! (and a handed task) under the lock as before and makes no system call.
 //!
-//! It is off by default: on the 2-CPU virtual machine it cut one producer's
-//! time per task by a quarter, but doubled the latency of a wake into a pool
-//! idle for a millisecond, long after any spin had ended (any spin, even of
-//! 5 us, did that there). Traced, that host puts the woken worker on the
-//! spawner's CPU, and a worker that spun no longer preempts its waker there:
-//! it waits for the spawner to block. Whether a wakee shares its waker's CPU
-//! on many cores, and so which of the two weighs more, is for the 16-core
-//! run to show (`dreadpool-bench/scripts/sixteen-cores.sh park`).
+//! It spins only if its last park ended within [`PARK_SPIN`] (a spin would
+//! have caught that token): the idle workers of a stream, woken moments
+//! after they park, spin; a pool's workers that sleep long block at once.
+//! A spin before every park doubled the latency of a wake into a pool idle
+//! for a millisecond on the 2-CPU host: traced, that host runs the woken
+//! worker on the spawner's CPU, and a worker that had spun no longer
+//! preempted the spawner there but waited for it to block. A build with
+//! `--cfg dreadpool_park_no_spin` never spins (the sleepers of before), for
+//! the comparison on many cores (`dreadpool-bench/scripts/sixteen-cores.sh
+//! park`).
 //!
 //! To the sleep protocol nothing changes: the worker is registered, counted
 //! as sleeping and listed as idle from before its spin to after its wake,
@@ -50,8 +51,8 @@ use crate::sync::{lock, wait, Condvar, Mutex};
 use crate::task::Task;
 use std::time::Duration;
 
-/// How long a sleeper spins before it blocks, with `--cfg
-/// dreadpool_park_spin`: about one wake's latency, as a joiner's spin
+/// How long a sleeper spins before it blocks (when its last park was no
+/// longer than this): about one wake's latency, as a joiner's spin
 /// (`worker/join_spin.rs`), the rent-or-buy bound. A wake
 /// within it costs neither side a system call; a longer sleep burns at most
 /// this much CPU, once, and is woken as before.
@@ -71,10 +72,10 @@ pub(crate) const PARK_SPIN: Duration = Duration::from_micros(25);
 /// has to touch anyway, instead of through the global queue's (see
 /// `README.md`, "Handing a task to a sleeper").
 ///
-/// Aligned to a cache line in the build whose sleepers spin: a spinning
-/// sleeper reads its own parker's line in a loop, which a neighbour's wake
-/// must not take away. (The default build keeps the layout it had.)
-#[cfg_attr(dreadpool_park_spin, repr(align(64)))]
+/// Aligned to a cache line where sleepers spin: a spinning sleeper reads
+/// its own parker's line in a loop, which a neighbour's wake must not take
+/// away.
+#[cfg_attr(not(dreadpool_park_no_spin), repr(align(64)))]
 pub(crate) struct Parker {
     slot: Mutex<Slot>,
     condvar: Condvar,
@@ -97,9 +98,17 @@ struct Slot {
     /// The worker spins in [`Parker::park`] and will look for the token
     /// under this lock before it waits: it can be handed a task.
     spinning: bool,
+    /// Whether the next [`Parker::park`] spins: its last one ended within
+    /// the spin's time (a spin would have caught its token), or it has not
+    /// parked yet. Read and written by the worker only, under the lock it
+    /// takes anyway.
+    spin_next: bool,
     /// Times the worker began to wait on the condvar (for the tests).
     #[cfg(all(test, not(loom)))]
     waits: usize,
+    /// Times the worker spun before blocking (for the tests).
+    #[cfg(all(test, not(loom)))]
+    spins: usize,
 }
 
 /// How a [`Parker::park_until`] ended.
@@ -111,13 +120,13 @@ pub(crate) enum Parked {
 }
 
 impl Parker {
-    /// A parker whose [`park`](Self::park) blocks at once, or spins for
-    /// [`PARK_SPIN`] first in a build with `--cfg dreadpool_park_spin` (but
-    /// not under loom: the pool's models keep the interleavings they had,
-    /// and the spin has a model of its own,
-    /// `a_sleeper_that_spins_takes_every_token`).
+    /// A parker whose [`park`](Self::park) may spin for [`PARK_SPIN`] first
+    /// (the module docs); it blocks at once in a build with `--cfg
+    /// dreadpool_park_no_spin`, and under loom: the pool's models keep the
+    /// interleavings they had, and the spin has a model of its own,
+    /// `a_sleeper_that_spins_takes_every_token`.
     pub(crate) fn new() -> Self {
-        let spin = if cfg!(all(dreadpool_park_spin, not(loom))) {
+        let spin = if cfg!(not(any(dreadpool_park_no_spin, loom))) {
             PARK_SPIN
         } else {
             Duration::ZERO
@@ -133,8 +142,11 @@ impl Parker {
                 task: None,
                 waiting: false,
                 spinning: false,
+                spin_next: true,
                 #[cfg(all(test, not(loom)))]
                 waits: 0,
+                #[cfg(all(test, not(loom)))]
+                spins: 0,
             }),
             condvar: Condvar::new(),
             posted: AtomicBool::new(false),
@@ -148,10 +160,15 @@ impl Parker {
     /// task handed over with it. Spins first (the module docs). Spurious
     /// condvar wakeups are absorbed here.
     pub(crate) fn park(&self) -> Option<Task> {
-        // (No spin, no extra hold of the lock: the park of before.)
+        // (No spin, no extra hold of the lock, no clock: the park of before.)
+        let started = (!self.spin.is_zero() && !cfg!(loom)).then(std::time::Instant::now);
         let spins = !self.spin.is_zero() && {
             let mut slot = lock(&self.slot);
-            slot.spinning = !slot.notified;
+            slot.spinning = !slot.notified && slot.spin_next;
+            #[cfg(all(test, not(loom)))]
+            {
+                slot.spins += usize::from(slot.spinning);
+            }
             slot.spinning
         };
         let hinted = spins && self.spin_for_token();
@@ -181,6 +198,14 @@ impl Parker {
         }
         slot.notified = false;
         self.clear_hint();
+        // Spin next time only if a spin would have caught this token: a
+        // worker woken moments after it parks (a stream's idle workers)
+        // keeps spinning, one that sleeps long (an idle pool's) blocks at
+        // once and keeps its wake as fast as without the spin
+        // (`BENCHMARKS.md`, "A sleeper that spins before it blocks").
+        if let Some(started) = started {
+            slot.spin_next = started.elapsed() < self.spin;
+        }
         slot.task.take()
     }
 
@@ -310,6 +335,12 @@ impl Parker {
     pub(crate) fn waits(&self) -> usize {
         lock(&self.slot).waits
     }
+
+    /// Times the worker spun before blocking (for the tests).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn spins(&self) -> usize {
+        lock(&self.slot).spins
+    }
 }
 
 #[cfg(all(test, not(loom)))]
@@ -374,6 +405,50 @@ mod tests {
         parker.unpark();
         assert!(sleeper.join().unwrap().is_none());
         assert!(parker.waits() >= 1, "it blocked, and was notified");
+    }
+
+    #[test]
+    fn a_sleeper_spins_again_only_after_a_park_a_spin_would_have_caught() {
+        // A spin of a minute: every park below ends within it, but for the
+        // one whose token comes after it blocked on a spin of 1 us.
+        let parker = Arc::new(Parker::with_spin(Duration::from_secs(60)));
+        parker.unpark();
+        assert!(parker.park().is_none());
+        assert_eq!(parker.spins(), 0, "a token already left: no spin");
+        // That park was short: the next one spins.
+        let sleeper = parking(&parker);
+        while !parker.is_spinning() {
+            std::thread::yield_now();
+        }
+        parker.unpark();
+        sleeper.join().unwrap();
+        assert_eq!(parker.spins(), 1);
+
+        // A park that outlasts the spin (it blocked, so 1 us had passed
+        // before the token came) makes the next one block at once.
+        let parker = Arc::new(Parker::with_spin(Duration::from_micros(1)));
+        let sleeper = parking(&parker);
+        while !parker.is_waiting() {
+            std::thread::yield_now();
+        }
+        parker.unpark();
+        sleeper.join().unwrap();
+        assert_eq!(
+            (parker.spins(), parker.waits()),
+            (1, 1),
+            "the first park spins"
+        );
+        let sleeper = parking(&parker);
+        while !parker.is_waiting() {
+            std::thread::yield_now();
+        }
+        parker.unpark();
+        sleeper.join().unwrap();
+        assert_eq!(
+            (parker.spins(), parker.waits()),
+            (1, 2),
+            "after a long park, the next blocks without a spin"
+        );
     }
 
     #[test]
