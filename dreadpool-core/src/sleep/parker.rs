@@ -134,7 +134,8 @@ impl Parker {
         Self::with_spin(spin)
     }
 
-    /// A parker whose [`park`](Self::park) spins for `spin` first.
+    /// A parker whose [`park`](Self::park) spins for `spin` first, on its
+    /// first park and after each park that ended within `spin`.
     pub(crate) fn with_spin(spin: Duration) -> Self {
         Parker {
             slot: Mutex::new(Slot {
@@ -157,8 +158,8 @@ impl Parker {
     /// Blocks until [`unpark`](Self::unpark) or a successful
     /// [`hand_off_if_waiting`](Self::hand_off_if_waiting) is (or was already)
     /// called, then consumes that token and returns the
-    /// task handed over with it. Spins first (the module docs). Spurious
-    /// condvar wakeups are absorbed here.
+    /// task handed over with it. Spins first if its last park was short
+    /// (the module docs). Spurious condvar wakeups are absorbed here.
     pub(crate) fn park(&self) -> Option<Task> {
         // (No spin, no extra hold of the lock, no clock: the park of before.)
         let started = (!self.spin.is_zero() && !cfg!(loom)).then(std::time::Instant::now);
