@@ -428,23 +428,21 @@ mod tests {
         // A park that outlasts the spin (it blocked, so 1 us had passed
         // before the token came) makes the next one block at once.
         let parker = Arc::new(Parker::with_spin(Duration::from_micros(1)));
-        let sleeper = parking(&parker);
-        while !parker.is_waiting() {
-            std::thread::yield_now();
-        }
-        parker.unpark();
-        sleeper.join().unwrap();
+        let park_until_blocked_then_wake = || {
+            let sleeper = parking(&parker);
+            while !parker.is_waiting() {
+                std::thread::yield_now();
+            }
+            parker.unpark();
+            sleeper.join().unwrap();
+        };
+        park_until_blocked_then_wake();
         assert_eq!(
             (parker.spins(), parker.waits()),
             (1, 1),
             "the first park spins"
         );
-        let sleeper = parking(&parker);
-        while !parker.is_waiting() {
-            std::thread::yield_now();
-        }
-        parker.unpark();
-        sleeper.join().unwrap();
+        park_until_blocked_then_wake();
         assert_eq!(
             (parker.spins(), parker.waits()),
             (1, 2),
