@@ -54,8 +54,7 @@
 #       with `compare-blocking` and `compare` in turns, two rounds, then
 #       `structure --threads 2,16` with each: whether the spawner's cheaper
 #       wakes hold on many cores, and cost an idle pool's wake nothing.
-#       6 parts of at most
-#       90 s.
+#       6 parts of at most 90 s.
 #   dreadpool-bench/scripts/sixteen-cores.sh build-recorder DIR
 #       Adds `compare-rec-line`: `compare-rec` with an identity slot per
 #       cache line (`--cfg dreadpool_identity_slot_line`,

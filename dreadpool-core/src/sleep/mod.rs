@@ -101,9 +101,8 @@ impl Sleep {
     /// under a single hold of the idle lock.
     ///
     /// - A sleeper already waiting on its condvar (or spinning before it
-    ///   would wait: `parker.rs`) is handed the task with its token, in the parker's
-    ///   cache line. It counts as running, not
-    ///   searching, and starts the task without touching the global queue,
+    ///   would wait: `parker.rs`) is handed the task with its token, in the
+    ///   parker's cache line. It counts as running, not searching, and starts the task without touching the global queue,
     ///   the state word or its peers' queues: that bookkeeping was a
     ///   measurable part of a wake's spawn-to-start time (`BENCHMARKS.md`,
     ///   "Core design figures": sleep-wake-with-task).

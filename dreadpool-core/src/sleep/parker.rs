@@ -161,20 +161,24 @@ impl Parker {
     /// task handed over with it. Spins first if its last park was short
     /// (the module docs). Spurious condvar wakeups are absorbed here.
     pub(crate) fn park(&self) -> Option<Task> {
-        // (No spin, no extra hold of the lock, no clock: the park of before.)
+        // (A parker that never spins reads no clock.)
         let started = (!self.spin.is_zero() && !cfg!(loom)).then(std::time::Instant::now);
-        let spins = !self.spin.is_zero() && {
-            let mut slot = lock(&self.slot);
-            slot.spinning = !slot.notified && slot.spin_next;
+        let mut slot = lock(&self.slot);
+        // A park that does not spin (no spin, a token already left, or a
+        // long last park) holds the lock once: the park of before.
+        let spins = !self.spin.is_zero() && !slot.notified && slot.spin_next;
+        let mut hinted = false;
+        if spins {
+            slot.spinning = true;
             #[cfg(all(test, not(loom)))]
             {
-                slot.spins += usize::from(slot.spinning);
+                slot.spins += 1;
             }
-            slot.spinning
-        };
-        let hinted = spins && self.spin_for_token();
-        let mut slot = lock(&self.slot);
-        slot.spinning = false;
+            drop(slot);
+            hinted = self.spin_for_token();
+            slot = lock(&self.slot);
+            slot.spinning = false;
+        }
         // The broken variant trusts the hint it read while spinning: a
         // token left after that read, while it spun, is never waited out
         // and never notified.
