@@ -102,10 +102,11 @@ impl Sleep {
     ///
     /// - A sleeper already waiting on its condvar (or spinning before it
     ///   would wait: `parker.rs`) is handed the task with its token, in the
-    ///   parker's cache line. It counts as running, not searching, and starts the task without touching the global queue,
-    ///   the state word or its peers' queues: that bookkeeping was a
-    ///   measurable part of a wake's spawn-to-start time (`BENCHMARKS.md`,
-    ///   "Core design figures": sleep-wake-with-task).
+    ///   parker's cache line. It counts as running, not searching, and
+    ///   starts the task without touching the global queue, the state word
+    ///   or its peers' queues: that bookkeeping was a measurable part of a
+    ///   wake's spawn-to-start time (`BENCHMARKS.md`, "Core design
+    ///   figures": sleep-wake-with-task).
     /// - Otherwise (the sleepers are still taking their second look, which
     ///   looks in the global queue) the task is pushed there and the most
     ///   recent sleeper woken as a searcher, as the usual path would do.
