@@ -513,24 +513,26 @@ fn closing_the_terminal_ends_the_dashboard() {
 
 /// The causes a wait can be given, as the waits view and `explain` name
 /// them (`WaitCause::name`), less "unexplained".
-const CAUSES: [&str; 6] = [
+const CAUSES: [&str; 7] = [
     "pool asleep",
     "behind a long task",
     "behind newer tasks",
     "no progress",
     "global queue starved",
     "every worker busy",
+    "behind a backlog",
 ];
 
 /// How `explain` words each cause (`WaitCause`'s `Display`), the last
 /// for the waits no rule fits.
-const SENTENCES: [&str; 7] = [
+const SENTENCES: [&str; 8] = [
     "the pool was asleep",
     "queued behind ",
     "queued on worker ",
     "worker ",
     "waited in the global queue",
     "every worker was busy",
+    "behind a backlog: ",
     "no cause could be told",
 ];
 
