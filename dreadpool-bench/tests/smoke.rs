@@ -255,11 +255,13 @@ fn structure_counts_wakes_polls_and_batches() {
                 0.0,
                 "{scenario}: one worker woke a peer: {text}"
             );
-            assert_eq!(
-                number(row, "steal attempts"),
-                0.0,
-                "{scenario}: one worker stole: {text}"
-            );
+            for name in ["steal attempts", "tasks stolen"] {
+                assert_eq!(
+                    number(row, name),
+                    0.0,
+                    "{scenario}: one worker stole ({name}): {text}"
+                );
+            }
         }
         if scenario != "fanout" {
             // Tasks that came through the global queue, per 1,000 spawned

@@ -37,8 +37,13 @@
 //!   like a sleep and its wake, without a park), *no-op wakes* (woken,
 //!   found nothing);
 //! - *global pulls* (batches taken from the global queue) and the tasks per
-//!   pull; *steal attempts* (a poll of a peer's deque) and tasks per stolen
-//!   batch.
+//!   pull; *steal attempts* (a poll of a peer's deque), *tasks stolen*
+//!   (moved from one worker's deque to another's, so a task stolen twice
+//!   counts twice) and tasks per stolen batch.
+//!
+//! The counts are the run's alone: each pool's start-up (every worker
+//! looks for work once and sleeps) is over, and subtracted, before the
+//! clock starts.
 //!
 //! `nqueens` is `compare`'s coarse fork-join row, nqueens(12) in
 //! `ThreadPool::install` (joins over the columns of its first rows, serial below),
@@ -59,12 +64,13 @@
 
 use dreadpool::{
     EventKind, RecordLevel, Recording, ThreadPool, ThreadPoolBuilder, Track, WorkerActivity,
+    WorkerState,
 };
 use dreadpool_bench::fork_join::{nqueens, queens_reference, DreadpoolJoin};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What the tiny tasks read.
 static WORD: AtomicU64 = AtomicU64::new(1);
@@ -201,8 +207,12 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
             .with_record_capacity(RING_EVENTS)
             .build(),
     );
-    // Every worker started and idle before the clock starts.
+    // Every worker started and asleep before the clock starts, and what
+    // the start-up counted left out (see `settle`).
     pool.join();
+    settle(&pool);
+    let before = pool.metrics();
+    let recorded_from_ns = pool.recording().taken_at_ns();
     let started = Instant::now();
     scenario.run(&pool, tasks);
     let took = started.elapsed();
@@ -227,17 +237,17 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
         wait_sleeps: 0,
         lost_events: recording.lost_events(),
     };
-    for worker in &metrics.workers {
-        counts.sleeps += worker.sleeps;
-        counts.cancelled_sleeps += worker.sleeps_cancelled;
-        counts.noop_wakes += worker.noop_wakeups;
-        counts.steal_attempts += worker.steals_attempted;
-        counts.steals += worker.steals_succeeded;
-        counts.stolen += worker.tasks_stolen;
-        counts.forks_shared += worker.forks_shared;
-        counts.forks_stolen += worker.forks_stolen;
+    for (worker, was) in metrics.workers.iter().zip(&before.workers) {
+        counts.sleeps += worker.sleeps - was.sleeps;
+        counts.cancelled_sleeps += worker.sleeps_cancelled - was.sleeps_cancelled;
+        counts.noop_wakes += worker.noop_wakeups - was.noop_wakeups;
+        counts.steal_attempts += worker.steals_attempted - was.steals_attempted;
+        counts.steals += worker.steals_succeeded - was.steals_succeeded;
+        counts.stolen += worker.tasks_stolen - was.tasks_stolen;
+        counts.forks_shared += worker.forks_shared - was.forks_shared;
+        counts.forks_stolen += worker.forks_stolen - was.forks_stolen;
     }
-    count_events(&recording, scenario, &mut counts);
+    count_events(&recording, recorded_from_ns, scenario, &mut counts);
     if scenario != Scenario::Fanout {
         // Every wake's worker counts it (`wakeups`, `noop_wakeups`), so the
         // wakes made outside the pool are those counted less those on the
@@ -247,11 +257,12 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
         let woken: u64 = metrics
             .workers
             .iter()
-            .map(|w| w.wakeups + w.noop_wakeups)
+            .zip(&before.workers)
+            .map(|(w, was)| w.wakeups + w.noop_wakeups - was.wakeups - was.noop_wakeups)
             .sum();
         counts.spawner_wakes = woken.saturating_sub(counts.worker_wakes);
     }
-    let depths = wake_depths(&recording);
+    let depths = wake_depths(&recording, recorded_from_ns);
     counts.workers_woken = depths.iter().flatten().count() as u64;
     counts
         .wake_depths
@@ -262,11 +273,12 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
 /// Each worker's wake depth in `recording`: 1 if its first wake came from
 /// a thread outside the pool, one more than its waker's if from a worker
 /// (0 for a waker never woken: it was awake when the run began); `None` for
-/// a worker never woken. Events come oldest first, so a waker's depth is
+/// a worker never woken; from the events at or after `from_ns` (the
+/// run's). Events come oldest first, so a waker's depth is
 /// known before it wakes anyone.
-fn wake_depths(recording: &Recording) -> Vec<Option<u32>> {
+fn wake_depths(recording: &Recording, from_ns: u64) -> Vec<Option<u32>> {
     let mut depths = vec![None; recording.worker_names().len()];
-    for event in recording.events() {
+    for event in recording.events().iter().filter(|e| e.time_ns >= from_ns) {
         if let EventKind::Unpark { worker } = event.kind {
             let depth = match event.track {
                 Track::Outside(_) => 1,
@@ -278,14 +290,15 @@ fn wake_depths(recording: &Recording) -> Vec<Option<u32>> {
     depths
 }
 
-/// The recording's wakes by waker, and its global pulls.
-fn count_events(recording: &Recording, scenario: Scenario, counts: &mut Counts) {
+/// The recording's wakes by waker, and its global pulls, from the events
+/// at or after `from_ns` (the run's; those before are the start-up's).
+fn count_events(recording: &Recording, from_ns: u64, scenario: Scenario, counts: &mut Counts) {
     // In the fan-out the spawner is the worker running the spawning task:
     // the worker that woke most is taken to be it.
     let mut wakes_by_worker = vec![0u64; recording.worker_names().len()];
     // How deep in nested waits each worker is.
     let mut waiting = vec![0u32; recording.worker_names().len()];
-    for event in recording.events() {
+    for event in recording.events().iter().filter(|e| e.time_ns >= from_ns) {
         match (event.kind, event.track) {
             (EventKind::WaitBegin, Track::Worker(w)) => waiting[w] += 1,
             (EventKind::WaitEnd, Track::Worker(w)) => waiting[w] = waiting[w].saturating_sub(1),
@@ -311,8 +324,39 @@ fn count_events(recording: &Recording, scenario: Scenario, counts: &mut Counts) 
     }
 }
 
+/// Waits until every worker of the fresh `pool` is asleep. A worker that
+/// starts looks for work once before its first sleep, polling each peer
+/// not yet asleep: W(W-1)/2 polls of peers' deques in all (120 at 16
+/// workers, counted), which no run's tasks caused. Counted as the run's,
+/// they read as a cost per task that shrinks as runs grow (half of the
+/// 0.24 per 1,000 tasks read at 16 workers in runs of a million), which is
+/// how they were found. A bench's wait, so it polls; it gives up after ten
+/// seconds.
+fn settle(pool: &ThreadPool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pool
+        .metrics()
+        .workers
+        .iter()
+        .all(|w| w.state == WorkerState::Sleeping)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the workers of a fresh pool with no work did not all sleep within 10 s"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// `count` per 1,000 of `tasks`: to two decimals, or three below 0.1, where
+/// a difference of one in the second decimal is a factor of two or more.
 fn per_thousand(count: u64, tasks: u64) -> String {
-    format!("{:.2}", count as f64 * 1000.0 / tasks as f64)
+    let value = count as f64 * 1000.0 / tasks as f64;
+    if value < 0.1 {
+        format!("{value:.3}")
+    } else {
+        format!("{value:.2}")
+    }
 }
 
 fn ratio(a: u64, b: u64) -> String {
@@ -454,15 +498,15 @@ fn main() {
             "{} tasks a run; per 1,000 tasks unless a ratio\n",
             options.tasks
         );
-        println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | cancelled sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks/stolen batch | lost events |");
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | cancelled sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks stolen | tasks/stolen batch | lost events |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     }
     for &&scenario in &spawns {
         for &threads in &options.threads {
             let c = measure_reps(scenario, threads, &options);
             let t = options.tasks * u64::from(options.reps);
             println!(
-                "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 scenario.name(),
                 c.ns_per_task,
                 per_thousand(c.spawner_wakes, t),
@@ -473,6 +517,7 @@ fn main() {
                 per_thousand(c.global_pulls, t),
                 ratio(c.pulled, c.global_pulls),
                 per_thousand(c.steal_attempts, t),
+                per_thousand(c.stolen, t),
                 ratio(c.stolen, c.steals),
                 c.lost_events,
             );
