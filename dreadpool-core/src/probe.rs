@@ -125,6 +125,13 @@ impl<'a> WorkerProbe<'a> {
         crate::trace::stole(self.index, victim, batch);
     }
 
+    /// The worker looked in the global queue and found it empty. Counted
+    /// only, like a steal attempt: a look is not a state change.
+    #[inline(always)]
+    pub(crate) fn global_queue_empty(&self) {
+        self.counters.global_queue_empty();
+    }
+
     /// The worker topped its queue off from the global one with `batch`
     /// tasks (one of them to run at once).
     #[inline(always)]

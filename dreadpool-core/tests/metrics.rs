@@ -523,3 +523,52 @@ fn a_second_look_that_finds_work_counts_a_cancelled_sleep() {
     );
     assert_eq!(m.tasks_run(), spawned, "every task ran once");
 }
+
+/// A look at the global queue that finds it empty is counted, and one that
+/// finds tasks is not. Every worker looks once as it starts, before its
+/// first sleep. Then, with the one worker held in a task while three tasks
+/// wait in the global queue, the worker pulls them (not counted), runs
+/// them, and looks once more before it sleeps: one empty look, or two if
+/// the look it makes every 61 tasks falls on an empty queue in between.
+#[test]
+fn a_look_at_an_empty_global_queue_is_counted() {
+    let empty = |m: &PoolMetrics| m.workers.iter().map(|w| w.global_empty_polls).sum::<u64>();
+    let two = pool(2);
+    let started = wait_for(&two, "both workers asleep", |m| {
+        m.workers_in(WorkerState::Sleeping) == 2
+    });
+    assert!(
+        started.workers.iter().all(|w| w.global_empty_polls >= 1),
+        "a worker slept without looking at the global queue: {started:#?}"
+    );
+
+    let pool = pool(1);
+    let before = wait_for(&pool, "the worker asleep", |m| {
+        m.workers_in(WorkerState::Sleeping) == 1
+    });
+    let (started_tx, started_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    pool.spawn(move || {
+        started_tx.send(()).unwrap();
+        go_rx.recv_timeout(HANG).unwrap();
+    });
+    started_rx.recv_timeout(HANG).unwrap();
+    let ran = Arc::new(AtomicUsize::new(0));
+    for _ in 0..3 {
+        let ran = Arc::clone(&ran);
+        pool.spawn(move || {
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+    go_tx.send(()).unwrap();
+    pool.join();
+    let after = wait_for(&pool, "the worker asleep again", |m| {
+        m.workers_in(WorkerState::Sleeping) == 1 && m.workers[0].sleeps > before.workers[0].sleeps
+    });
+    assert_eq!(ran.load(Ordering::Relaxed), 3);
+    let looks = empty(&after) - empty(&before);
+    assert!(
+        (1..=2).contains(&looks),
+        "{looks} empty looks at the global queue for one run of three pulled tasks: {after:#?}"
+    );
+}

@@ -130,6 +130,10 @@ pub struct WorkerInterval {
     pub sleeps_cancelled: u64,
     /// Called-off sleeps per second.
     pub sleeps_cancelled_per_sec: f64,
+    /// Looks at the global queue that found it empty.
+    pub global_empty_polls: u64,
+    /// Empty looks at the global queue per second.
+    pub global_empty_polls_per_sec: f64,
     /// Wakeups that found work.
     pub wakeups: u64,
     /// Useful wakeups per second.
@@ -175,6 +179,7 @@ impl WorkerInterval {
         let tasks_stolen = d(|w| w.tasks_stolen);
         let sleeps = d(|w| w.sleeps);
         let sleeps_cancelled = d(|w| w.sleeps_cancelled);
+        let global_empty_polls = d(|w| w.global_empty_polls);
         let wakeups = d(|w| w.wakeups);
         let noop_wakeups = d(|w| w.noop_wakeups);
         let joins = d(|w| w.joins);
@@ -201,6 +206,8 @@ impl WorkerInterval {
             sleeps_per_sec: per_sec(sleeps, elapsed),
             sleeps_cancelled,
             sleeps_cancelled_per_sec: per_sec(sleeps_cancelled, elapsed),
+            global_empty_polls,
+            global_empty_polls_per_sec: per_sec(global_empty_polls, elapsed),
             wakeups,
             wakeups_per_sec: per_sec(wakeups, elapsed),
             noop_wakeups,
@@ -318,6 +325,11 @@ pub struct Interval {
     pub sleeps_cancelled: u64,
     /// Called-off sleeps per second.
     pub sleeps_cancelled_per_sec: f64,
+    /// Looks at the global queue that found it empty: each read the lines
+    /// that outside spawns write, and brought nothing.
+    pub global_empty_polls: u64,
+    /// Empty looks at the global queue per second.
+    pub global_empty_polls_per_sec: f64,
     /// Wakeups that found work.
     pub wakeups: u64,
     /// Useful wakeups per second.
@@ -389,6 +401,7 @@ impl Interval {
         let tasks_stolen = sum(|w| w.tasks_stolen);
         let sleeps = sum(|w| w.sleeps);
         let sleeps_cancelled = sum(|w| w.sleeps_cancelled);
+        let global_empty_polls = sum(|w| w.global_empty_polls);
         let wakeups = sum(|w| w.wakeups);
         let noop_wakeups = sum(|w| w.noop_wakeups);
         let joins = sum(|w| w.joins);
@@ -426,6 +439,8 @@ impl Interval {
             sleeps_per_sec: per_sec(sleeps, elapsed),
             sleeps_cancelled,
             sleeps_cancelled_per_sec: per_sec(sleeps_cancelled, elapsed),
+            global_empty_polls,
+            global_empty_polls_per_sec: per_sec(global_empty_polls, elapsed),
             wakeups,
             wakeups_per_sec: per_sec(wakeups, elapsed),
             noop_wakeups,
@@ -668,6 +683,22 @@ mod tests {
             Interval::between(Some(&b), &b).sleeps_cancelled_per_sec,
             0.0
         );
+    }
+
+    #[test]
+    fn empty_global_polls_per_worker_and_for_the_pool() {
+        let mut a = snapshot(1000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        a.workers[1].global_empty_polls = 10;
+        let mut b = snapshot(3000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        b.workers[0].global_empty_polls = 6;
+        b.workers[1].global_empty_polls = 30;
+        let i = Interval::between(Some(&a), &b);
+        assert_eq!(i.workers[0].global_empty_polls, 6);
+        assert_eq!(i.workers[0].global_empty_polls_per_sec, 3.0);
+        assert_eq!(i.workers[1].global_empty_polls, 20);
+        assert_eq!(i.workers[1].global_empty_polls_per_sec, 10.0);
+        assert_eq!(i.global_empty_polls, 26);
+        assert_eq!(i.global_empty_polls_per_sec, 13.0);
     }
 
     #[test]

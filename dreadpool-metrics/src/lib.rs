@@ -91,7 +91,8 @@
 //! `"respawning"`, `"stopped"`), `tasks_run`, `tasks_spawned_local`,
 //! `global_pulls`, `steals_attempted`, `steals_succeeded`, `tasks_stolen`,
 //! `sleeps`, `sleeps_cancelled` (registrations to sleep that the worker's
-//! second look called off), `wakeups`, `noop_wakeups`, `respawns`, `panics`, `joins`
+//! second look called off), `global_empty_polls` (looks at the global queue
+//! that found it empty), `wakeups`, `noop_wakeups`, `respawns`, `panics`, `joins`
 //! (`dreadpool::join`s forked on the worker), `forks_shared` (of those, the
 //! forks it shared with idle workers), `forks_stolen` (forks shared by peers
 //! that it took and ran), `busy_ns`,

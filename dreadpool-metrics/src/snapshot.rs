@@ -282,6 +282,10 @@ pub struct WorkerSnapshot {
     /// searched again without parking. Absent from (read as 0 in)
     /// snapshots of exporters that predate the count.
     pub sleeps_cancelled: u64,
+    /// Times it looked for tasks in the global queue and found none: each
+    /// look reads the lines that outside spawns write. Absent from (read as
+    /// 0 in) snapshots of exporters that predate the count.
+    pub global_empty_polls: u64,
     /// Times it was woken and found work.
     pub wakeups: u64,
     /// Times it was woken and found nothing.
@@ -327,6 +331,7 @@ impl From<&WorkerMetrics> for WorkerSnapshot {
             tasks_stolen: w.tasks_stolen,
             sleeps: w.sleeps,
             sleeps_cancelled: w.sleeps_cancelled,
+            global_empty_polls: w.global_empty_polls,
             wakeups: w.wakeups,
             noop_wakeups: w.noop_wakeups,
             respawns: w.respawns,
@@ -502,6 +507,7 @@ mod tests {
             forks_shared: 4,
             forks_stolen: 2,
             sleeps_cancelled: 5,
+            global_empty_polls: 6,
             ..Default::default()
         };
         w.run_time.record_n(Duration::from_nanos(3), 2);
@@ -523,6 +529,7 @@ mod tests {
         assert_eq!(v["workers"][0]["forks_shared"], 4);
         assert_eq!(v["workers"][0]["forks_stolen"], 2);
         assert_eq!(v["workers"][0]["sleeps_cancelled"], 5);
+        assert_eq!(v["workers"][0]["global_empty_polls"], 6);
         // Unknown fields are ignored and missing ones default.
         let back: Snapshot =
             serde_json::from_str(r#"{"name":"q","threads":3,"future_field":1}"#).unwrap();
@@ -531,7 +538,7 @@ mod tests {
         // A worker from an exporter that predates fork-join: no join fields.
         let old: WorkerSnapshot = serde_json::from_str(r#"{"index":1,"tasks_run":7}"#).unwrap();
         assert_eq!((old.joins, old.forks_shared, old.forks_stolen), (0, 0, 0));
-        assert_eq!(old.sleeps_cancelled, 0);
+        assert_eq!((old.sleeps_cancelled, old.global_empty_polls), (0, 0));
         assert_eq!(old.tasks_run, 7);
     }
 }

@@ -37,7 +37,9 @@
 //!   like a sleep and its wake, without a park), *no-op wakes* (woken,
 //!   found nothing);
 //! - *global pulls* (batches taken from the global queue) and the tasks per
-//!   pull; *steal attempts* (a poll of a peer's deque), *tasks stolen*
+//!   pull; *empty global polls* (looks at the global queue that found it
+//!   empty: each reads the lines outside spawns write; the second look
+//!   before a sleep is not among them); *steal attempts* (a poll of a peer's deque), *tasks stolen*
 //!   (moved from one worker's deque to another's, so a task stolen twice
 //!   counts twice) and tasks per stolen batch.
 //!
@@ -177,6 +179,7 @@ struct Counts {
     noop_wakes: u64,
     global_pulls: u64,
     pulled: u64,
+    empty_global_polls: u64,
     steal_attempts: u64,
     steals: u64,
     stolen: u64,
@@ -227,6 +230,7 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
         noop_wakes: 0,
         global_pulls: 0,
         pulled: 0,
+        empty_global_polls: 0,
         steal_attempts: 0,
         steals: 0,
         stolen: 0,
@@ -239,6 +243,7 @@ fn measure(scenario: Scenario, threads: usize, options: &Options) -> Counts {
     };
     for (worker, was) in metrics.workers.iter().zip(&before.workers) {
         counts.sleeps += worker.sleeps - was.sleeps;
+        counts.empty_global_polls += worker.global_empty_polls - was.global_empty_polls;
         counts.cancelled_sleeps += worker.sleeps_cancelled - was.sleeps_cancelled;
         counts.noop_wakes += worker.noop_wakeups - was.noop_wakeups;
         counts.steal_attempts += worker.steals_attempted - was.steals_attempted;
@@ -385,6 +390,7 @@ impl Counts {
         self.noop_wakes += other.noop_wakes;
         self.global_pulls += other.global_pulls;
         self.pulled += other.pulled;
+        self.empty_global_polls += other.empty_global_polls;
         self.steal_attempts += other.steal_attempts;
         self.steals += other.steals;
         self.stolen += other.stolen;
@@ -498,15 +504,15 @@ fn main() {
             "{} tasks a run; per 1,000 tasks unless a ratio\n",
             options.tasks
         );
-        println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | cancelled sleeps | no-op wakes | global pulls | tasks/pull | steal attempts | tasks stolen | tasks/stolen batch | lost events |");
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        println!("| scenario | workers | ns/task | spawner wakes | worker wakes | sleeps | cancelled sleeps | no-op wakes | global pulls | tasks/pull | empty global polls | steal attempts | tasks stolen | tasks/stolen batch | lost events |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     }
     for &&scenario in &spawns {
         for &threads in &options.threads {
             let c = measure_reps(scenario, threads, &options);
             let t = options.tasks * u64::from(options.reps);
             println!(
-                "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {threads} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 scenario.name(),
                 c.ns_per_task,
                 per_thousand(c.spawner_wakes, t),
@@ -516,6 +522,7 @@ fn main() {
                 per_thousand(c.noop_wakes, t),
                 per_thousand(c.global_pulls, t),
                 ratio(c.pulled, c.global_pulls),
+                per_thousand(c.empty_global_polls, t),
                 per_thousand(c.steal_attempts, t),
                 per_thousand(c.stolen, t),
                 ratio(c.stolen, c.steals),

@@ -63,6 +63,8 @@ impl WorkerCounters<'_> {
     #[inline(always)]
     pub(crate) fn sleep_cancelled(&self) {}
     #[inline(always)]
+    pub(crate) fn global_queue_empty(&self) {}
+    #[inline(always)]
     pub(crate) fn woken(&self, _handed: bool) {}
     #[inline(always)]
     pub(crate) fn wakeup_found_work(&self) {}

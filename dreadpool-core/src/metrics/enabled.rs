@@ -32,6 +32,7 @@ struct CounterBlock {
     tasks_stolen: AtomicU64,
     sleeps: AtomicU64,
     sleeps_cancelled: AtomicU64,
+    global_empty_polls: AtomicU64,
     wakeups: AtomicU64,
     noop_wakeups: AtomicU64,
     respawns: AtomicU64,
@@ -136,6 +137,7 @@ impl PoolCounters {
                         tasks_stolen: AtomicU64::new(0),
                         sleeps: AtomicU64::new(0),
                         sleeps_cancelled: AtomicU64::new(0),
+                        global_empty_polls: AtomicU64::new(0),
                         wakeups: AtomicU64::new(0),
                         noop_wakeups: AtomicU64::new(0),
                         respawns: AtomicU64::new(0),
@@ -227,6 +229,7 @@ impl PoolCounters {
                     tasks_stolen: load(&c.tasks_stolen),
                     sleeps: load(&c.sleeps),
                     sleeps_cancelled: load(&c.sleeps_cancelled),
+                    global_empty_polls: load(&c.global_empty_polls),
                     wakeups: load(&c.wakeups),
                     noop_wakeups: load(&c.noop_wakeups),
                     respawns: load(&c.respawns),
@@ -350,6 +353,13 @@ impl WorkerCounters<'_> {
     #[inline(never)]
     pub(crate) fn sleep_cancelled(&self) {
         add(&self.counters.sleeps_cancelled, 1);
+    }
+
+    /// Counted in `global_empty_polls`. Out of line: a look that found
+    /// nothing is on the way to a steal or a sleep, never on a task's path.
+    #[inline(never)]
+    pub(crate) fn global_queue_empty(&self) {
+        add(&self.counters.global_empty_polls, 1);
     }
 
     /// Woken: to search, or (`handed`) to run a task handed over, which

@@ -94,6 +94,12 @@ pub struct WorkerMetrics {
     /// wrote the sleep state word that every spawn reads: a worker that
     /// cycles through these costs the spawners without ever sleeping.
     pub sleeps_cancelled: u64,
+    /// Times it looked for tasks in the global queue (in every shard) and
+    /// found none. Each such look reads the queue's indices, the lines that
+    /// every outside spawn writes, so it costs the spawners while bringing
+    /// nothing. (The second look before a sleep reads them too, once per
+    /// sleep or cancelled sleep, and is not counted here.)
+    pub global_empty_polls: u64,
     /// Times it was woken and found work.
     pub wakeups: u64,
     /// Times it was woken and found nothing.

@@ -123,7 +123,10 @@ impl WorkerThread {
         } else {
             0
         };
-        let task = global.pull_batch(self.global_home, queue, limit)?;
+        let Some(task) = global.pull_batch(self.global_home, queue, limit) else {
+            self.probe().global_queue_empty();
+            return None;
+        };
         if crate::recorder::ENABLED {
             let after = queue.len();
             self.probe()

@@ -174,6 +174,7 @@ fn extreme_snapshot() -> Vec<Snapshot> {
             tasks_stolen: 7,
             sleeps: 8,
             sleeps_cancelled: u64::MAX - 2,
+            global_empty_polls: u64::MAX - 3,
             wakeups: 9,
             noop_wakeups: 10,
             respawns: 11,

@@ -30,6 +30,7 @@
 //! | `dreadpool_stolen_from_total` | counter | pool, worker, victim | the steal matrix: only for pools of at most [`Options::steal_matrix_max_workers`] workers (default 16) |
 //! | `dreadpool_sleeps_total` | counter | pool, worker | parks |
 //! | `dreadpool_sleeps_cancelled_total` | counter | pool, worker | registrations to sleep that the worker's second look called off (it found work): each costs the spawners what a sleep does, with no park |
+//! | `dreadpool_global_empty_polls_total` | counter | pool, worker | looks at the global queue that found it empty: each reads the lines outside spawns write, and brings nothing |
 //! | `dreadpool_wakeups_total` | counter | pool, worker | wakeups that found work |
 //! | `dreadpool_noop_wakeups_total` | counter | pool, worker | wakeups that found nothing |
 //! | `dreadpool_respawns_total` | counter | pool, worker | threads replaced after a panic |
@@ -98,14 +99,14 @@
 //! [`Buckets`] (`H` = [`Buckets::series`], 196 by default):
 //!
 //! ```text
-//! 12 + 23 W + 2 H + (W (W - 1) if W <= 16, else 0)
-//! = 404 + 23 W + W (W - 1)     (W <= 16; 4 workers: 508, 16 workers: 1012)
-//! = 404 + 23 W                 (W > 16; 64 workers: 1876)
+//! 12 + 24 W + 2 H + (W (W - 1) if W <= 16, else 0)
+//! = 404 + 24 W + W (W - 1)     (W <= 16; 4 workers: 512, 16 workers: 1028)
+//! = 404 + 24 W                 (W > 16; 64 workers: 1940)
 //! ```
 //!
 //! 12 per pool (schema info, external spawns, threads, uptime, global queue
-//! depth, pending tasks, busy ratio and 5 `dreadpool_workers` states), 23
-//! per worker (15 counters, busy seconds, local queue depth, busy ratio and
+//! depth, pending tasks, busy ratio and 5 `dreadpool_workers` states), 24
+//! per worker (16 counters, busy seconds, local queue depth, busy ratio and
 //! 5 `dreadpool_worker_state` states), the two histograms, and the steal
 //! matrix, the one quadratic term, published only up to
 //! [`Options::DEFAULT_STEAL_MATRIX_MAX_WORKERS`] workers unless opted in
@@ -117,6 +118,9 @@
 //! New names alone do not change the version (a query written for it still
 //! finds what it found); they are listed under the version they joined.
 //!
+//! - **2** (this version), addition: `dreadpool_global_empty_polls_total`,
+//!   a counter per worker of its looks at the global queue that found it
+//!   empty. Series per worker grow from 23 to 24.
 //! - **2** (this version), addition: `dreadpool_sleeps_cancelled_total`, a
 //!   counter per worker of the registrations to sleep that the worker's
 //!   second look called off. Series per worker grow from 22 to 23.
@@ -231,6 +235,11 @@ pub fn describe() {
         SLEEPS_CANCELLED,
         Unit::Count,
         "Times the worker registered to sleep and its second look found work, so it did not park."
+    );
+    describe_counter!(
+        GLOBAL_EMPTY_POLLS,
+        Unit::Count,
+        "Times the worker looked in the global queue and found it empty."
     );
     describe_counter!(
         WAKEUPS,
@@ -351,7 +360,7 @@ pub fn publish_snapshot_with(snapshot: &Snapshot, options: &Options) {
 
 fn publish_worker(pool: &str, w: &WorkerSnapshot, steal_matrix: bool) {
     let labels = [("pool", pool.to_string()), ("worker", w.index.to_string())];
-    let counters: [(&'static str, u64); 15] = [
+    let counters: [(&'static str, u64); 16] = [
         (TASKS_RUN, w.tasks_run),
         (TASKS_SPAWNED_LOCAL, w.tasks_spawned_local),
         (GLOBAL_PULLS, w.global_pulls),
@@ -360,6 +369,7 @@ fn publish_worker(pool: &str, w: &WorkerSnapshot, steal_matrix: bool) {
         (TASKS_STOLEN, w.tasks_stolen),
         (SLEEPS, w.sleeps),
         (SLEEPS_CANCELLED, w.sleeps_cancelled),
+        (GLOBAL_EMPTY_POLLS, w.global_empty_polls),
         (WAKEUPS, w.wakeups),
         (NOOP_WAKEUPS, w.noop_wakeups),
         (RESPAWNS, w.respawns),
@@ -615,7 +625,7 @@ mod tests {
                 .filter(|(_, v)| matches!(v, DebugValue::Histogram(_)))
                 .count();
             let series = all.len() - histograms;
-            let mut want = 12 + 23 * workers;
+            let mut want = 12 + 24 * workers;
             if matrix {
                 want += workers * (workers - 1);
             }

@@ -34,6 +34,8 @@ pub const SLEEPS: &str = "dreadpool_sleeps_total";
 /// Counter: registrations to sleep that the worker's second look called
 /// off, having found work (pool, worker).
 pub const SLEEPS_CANCELLED: &str = "dreadpool_sleeps_cancelled_total";
+/// Counter: looks at the global queue that found it empty (pool, worker).
+pub const GLOBAL_EMPTY_POLLS: &str = "dreadpool_global_empty_polls_total";
 /// Counter: wakeups that found work (pool, worker).
 pub const WAKEUPS: &str = "dreadpool_wakeups_total";
 /// Counter: wakeups that found nothing (pool, worker).
@@ -88,7 +90,7 @@ pub const RUN_TIME: &str = "dreadpool_run_time_seconds";
 pub const HISTOGRAMS: [&str; 2] = [SCHEDULE_DELAY, RUN_TIME];
 
 /// Every name above.
-pub const ALL: [&str; 30] = [
+pub const ALL: [&str; 31] = [
     SCHEMA_INFO,
     TASKS_RUN,
     TASKS_SPAWNED_LOCAL,
@@ -100,6 +102,7 @@ pub const ALL: [&str; 30] = [
     STOLEN_FROM,
     SLEEPS,
     SLEEPS_CANCELLED,
+    GLOBAL_EMPTY_POLLS,
     WAKEUPS,
     NOOP_WAKEUPS,
     RESPAWNS,
