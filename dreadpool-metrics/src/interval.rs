@@ -665,40 +665,42 @@ mod tests {
         assert_eq!(i.fork_share_ratio, 0.0);
     }
 
+    /// Checks a counter that the interval reports as a count and a rate,
+    /// per worker and for the pool: worker 0 counts 3 then 43 and worker 1
+    /// 0 then 8 over 4 s, and an interval of no time reads a rate of 0.
+    fn check_counted_rate(
+        set: impl Fn(&mut WorkerSnapshot, u64),
+        per_worker: impl Fn(&WorkerInterval) -> (u64, f64),
+        pool: impl Fn(&Interval) -> (u64, f64),
+    ) {
+        let mut a = snapshot(1000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        set(&mut a.workers[0], 3);
+        let mut b = snapshot(5000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
+        set(&mut b.workers[0], 43);
+        set(&mut b.workers[1], 8);
+        let i = Interval::between(Some(&a), &b);
+        assert_eq!(per_worker(&i.workers[0]), (40, 10.0));
+        assert_eq!(per_worker(&i.workers[1]), (8, 2.0));
+        assert_eq!(pool(&i), (48, 12.0));
+        assert_eq!(pool(&Interval::between(Some(&b), &b)).1, 0.0);
+    }
+
     #[test]
     fn cancelled_sleeps_per_worker_and_for_the_pool() {
-        let mut a = snapshot(1000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
-        a.workers[0].sleeps_cancelled = 3;
-        let mut b = snapshot(5000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
-        b.workers[0].sleeps_cancelled = 43;
-        b.workers[1].sleeps_cancelled = 8;
-        let i = Interval::between(Some(&a), &b);
-        assert_eq!(i.workers[0].sleeps_cancelled, 40);
-        assert_eq!(i.workers[0].sleeps_cancelled_per_sec, 10.0);
-        assert_eq!(i.workers[1].sleeps_cancelled, 8);
-        assert_eq!(i.workers[1].sleeps_cancelled_per_sec, 2.0);
-        assert_eq!(i.sleeps_cancelled, 48);
-        assert_eq!(i.sleeps_cancelled_per_sec, 12.0);
-        assert_eq!(
-            Interval::between(Some(&b), &b).sleeps_cancelled_per_sec,
-            0.0
+        check_counted_rate(
+            |w, n| w.sleeps_cancelled = n,
+            |w| (w.sleeps_cancelled, w.sleeps_cancelled_per_sec),
+            |i| (i.sleeps_cancelled, i.sleeps_cancelled_per_sec),
         );
     }
 
     #[test]
     fn empty_global_polls_per_worker_and_for_the_pool() {
-        let mut a = snapshot(1000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
-        a.workers[1].global_empty_polls = 10;
-        let mut b = snapshot(3000, vec![worker(0, 0, 0), worker(1, 0, 0)]);
-        b.workers[0].global_empty_polls = 6;
-        b.workers[1].global_empty_polls = 30;
-        let i = Interval::between(Some(&a), &b);
-        assert_eq!(i.workers[0].global_empty_polls, 6);
-        assert_eq!(i.workers[0].global_empty_polls_per_sec, 3.0);
-        assert_eq!(i.workers[1].global_empty_polls, 20);
-        assert_eq!(i.workers[1].global_empty_polls_per_sec, 10.0);
-        assert_eq!(i.global_empty_polls, 26);
-        assert_eq!(i.global_empty_polls_per_sec, 13.0);
+        check_counted_rate(
+            |w, n| w.global_empty_polls = n,
+            |w| (w.global_empty_polls, w.global_empty_polls_per_sec),
+            |i| (i.global_empty_polls, i.global_empty_polls_per_sec),
+        );
     }
 
     #[test]
