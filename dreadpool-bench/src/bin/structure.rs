@@ -39,9 +39,10 @@
 //! - *global pulls* (batches taken from the global queue) and the tasks per
 //!   pull; *empty global polls* (looks at the global queue that found it
 //!   empty: each reads the lines outside spawns write; the second look
-//!   before a sleep is not among them); *steal attempts* (a poll of a peer's deque), *tasks stolen*
-//!   (moved from one worker's deque to another's, so a task stolen twice
-//!   counts twice) and tasks per stolen batch.
+//!   before a sleep is not among them); *steal attempts* (a poll of a
+//!   peer's deque), *tasks stolen* (moved from one worker's deque to
+//!   another's, so a task stolen twice counts twice) and tasks per stolen
+//!   batch.
 //!
 //! The counts are the run's alone: each pool's start-up (every worker
 //! looks for work once and sleeps) is over, and subtracted, before the

@@ -356,7 +356,10 @@ impl WorkerCounters<'_> {
     }
 
     /// Counted in `global_empty_polls`. Out of line: a look that found
-    /// nothing is on the way to a steal or a sleep, never on a task's path.
+    /// nothing is on the way to a steal or a sleep, or is the look made
+    /// every `GLOBAL_CHECK_INTERVAL` tasks, so it is off the path of all
+    /// but one task in that many (`BENCHMARKS.md`, "Global-queue polls per
+    /// task").
     #[inline(never)]
     pub(crate) fn global_queue_empty(&self) {
         add(&self.counters.global_empty_polls, 1);
