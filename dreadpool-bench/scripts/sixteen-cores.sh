@@ -63,12 +63,26 @@
 #       The recorder's `Tasks` level on external spawns and the nested tree
 #       at 16 threads, with `compare-rec` and `compare-rec-line` in turns,
 #       three rounds: 6 parts of at most 45 s.
+#   dreadpool-bench/scripts/sixteen-cores.sh build-allocator DIR
+#       Adds `libmimalloc.so`: Debian's mimalloc (package libmimalloc2.0,
+#       fetched with `apt-get download`, not installed), to preload in
+#       glibc's place.
+#   dreadpool-bench/scripts/sixteen-cores.sh allocator DIR [OUTDIR]
+#       External, producers and fan-out at 16 threads, dreadpool and rayon,
+#       with glibc's allocator and with mimalloc preloaded, in turns, three
+#       rounds: whether the lock of glibc's arena, on which the outside
+#       spawner blocks on 2 CPUs (BENCHMARKS.md, "Where the spawner blocks"),
+#       costs anything on 16 cores, and so whether a global queue that
+#       reuses its blocks is worth building. Each mimalloc part first checks
+#       that the library loads (a preload that fails is ignored silently)
+#       and prints mimalloc's statistics to its `.err`. 6 parts of at most
+#       45 s.
 #   dreadpool-bench/scripts/sixteen-cores.sh build-all DIR
-#       `build`, `build-coarse`, `build-park`, `build-recorder` and
-#       `build-windows` into DIR (about 30 MB).
+#       `build`, `build-coarse`, `build-park`, `build-recorder`,
+#       `build-windows` and `build-allocator` into DIR (about 30 MB).
 #   dreadpool-bench/scripts/sixteen-cores.sh device DIR OUTDIR SECONDS [SECTION...]
-#       The sections named (default: run, coarse, park, recorder, shards
-#       and windows, in that order of priority) within SECONDS: each part gets
+#       The sections named (default: run, coarse, allocator, park, recorder,
+#       shards and windows, in that order of priority) within SECONDS: each part gets
 #       its own limit or what is left, whichever is less, and once less than
 #       30 s is left the remaining parts are skipped and listed in
 #       OUTDIR/skipped.txt. So one call of a device session (at most 600 s)
@@ -279,12 +293,53 @@ recorder() {
   ls -l "$out" >&2
 }
 
+build_allocator() {
+  local dir scratch
+  dir="$(mkdir -p "$1" && cd "$1" && pwd)"
+  scratch="$(mktemp -d)"
+  (cd "$scratch" && apt-get download libmimalloc2.0 >/dev/null && dpkg-deb -x ./*.deb unpacked)
+  cp "$(find "$scratch/unpacked" -name 'libmimalloc.so.*' -type f | head -n 1)" "$dir/libmimalloc.so"
+  rm -rf "$scratch"
+  mimalloc_loads "$dir/libmimalloc.so" || {
+    echo "build-allocator: $dir/libmimalloc.so does not load as a preload" >&2
+    exit 1
+  }
+  ls -l "$dir"
+}
+
+# mimalloc_loads LIB: whether LIB, preloaded, runs (mimalloc says so when
+# verbose); ld.so only warns about a preload it cannot load, and goes on.
+mimalloc_loads() {
+  LD_PRELOAD="$1" MIMALLOC_VERBOSE=1 /bin/true 2>&1 | grep -q '^mimalloc: '
+}
+
+allocator() {
+  local dir="$1"
+  output_folder "${2:-}"
+  local lib="$dir/libmimalloc.so" round
+  if ! mimalloc_loads "$lib"; then
+    echo "allocator: $lib is missing or does not load; run build-allocator" | tee "$out/allocator.err" >&2
+    return 0
+  fi
+  for round in 1 2 3; do
+    part 45 "allocator-glibc-$round" "$dir/compare" --threads 16 --reps 5 --quiet-wait 0 \
+      --contenders dreadpool,rayon external producers fanout
+    # Preloaded into `compare` alone (through env, under `timeout`); its
+    # statistics at exit go to the part's `.err`, the proof it was in use.
+    part 45 "allocator-mimalloc-$round" env LD_PRELOAD="$lib" MIMALLOC_SHOW_STATS=1 \
+      "$dir/compare" --threads 16 --reps 5 --quiet-wait 0 --contenders dreadpool,rayon \
+      external producers fanout
+  done
+  ls -l "$out" >&2
+}
+
 build_all() {
   build "$1"
   build_coarse "$1"
   build_park "$1"
   build_recorder "$1"
   build_windows "$1"
+  build_allocator "$1"
 }
 
 device() {
@@ -292,11 +347,11 @@ device() {
   out="$2"
   shift 3
   local sections=("$@")
-  ((${#sections[@]})) || sections=(run coarse park recorder shards windows)
+  ((${#sections[@]})) || sections=(run coarse allocator park recorder shards windows)
   for section in "${sections[@]}"; do
     case "$section" in
-      run | coarse | park | recorder | shards | windows) ;;
-      *) echo "device: no section '$section' (run, coarse, park, recorder, shards, windows)" >&2; exit 2 ;;
+      run | coarse | allocator | park | recorder | shards | windows) ;;
+      *) echo "device: no section '$section' (run, coarse, allocator, park, recorder, shards, windows)" >&2; exit 2 ;;
     esac
   done
   mkdir -p "$out"
@@ -316,6 +371,8 @@ case "${1:-}" in
   build-park) build_park "${2:?build-park needs a folder}" ;;
   park) park "${2:?park needs the folder of the binaries}" "${3:-}" ;;
   build-recorder) build_recorder "${2:?build-recorder needs a folder}" ;;
+  build-allocator) build_allocator "${2:?build-allocator needs a folder}" ;;
+  allocator) allocator "${2:?allocator needs the folder of the binaries}" "${3:-}" ;;
   recorder) recorder "${2:?recorder needs the folder of the binaries}" "${3:-}" ;;
   run) run "${2:?run needs the folder of the binaries}" "${3:-}" ;;
   windows) windows "${2:?windows needs the folder of the binaries}" "${3:-}" ;;
