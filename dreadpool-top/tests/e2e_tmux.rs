@@ -578,8 +578,14 @@ fn the_waits_view_explains_the_demos_waits_live() {
     tmux.keys("w");
     // The demo switches to Tasks level while the view is open; its next
     // recordings are explained, worst first, each wait with its cause.
+    // The capture waits for the totals and the key line too: tmux may show
+    // a frame half drawn (the list's first rows written, the totals below
+    // them not yet), and the list is whole once what follows it is there.
     let screen = tmux.wait_for("an explained wait with a cause", |s| {
-        s.contains("Waits demo longest of") && !explained_waits(s).is_empty()
+        s.contains("Waits demo longest of")
+            && !explained_waits(s).is_empty()
+            && s.contains("by cause")
+            && s.contains("w Esc close waits")
     });
     let waits = explained_waits(&screen);
     assert!(
@@ -663,17 +669,22 @@ fn attached_the_waits_view_explains_the_hosts_tasks_or_says_which_level_it_needs
         s.contains("pool explained") && worker_rows(s, 1)
     });
     tmux.keys("w");
+    // (The totals below the list, as above: the list is whole.)
     let screen = tmux.wait_for("the host's waits explained", |s| {
-        s.contains("Waits explained longest of") && !explained_waits(s).is_empty()
+        s.contains("Waits explained longest of")
+            && !explained_waits(s).is_empty()
+            && s.contains("by cause")
     });
-    // Among the longest waits are the children's, behind their 3 ms
-    // parent. (Not always the very longest: a parent spawned as the
-    // worker was going to sleep can wait as long, and no rule tells why.)
+    // Among the longest waits listed are the children's, behind their 3 ms
+    // parent. Not always at the top: each parent waits for the worker's
+    // wake, which on a loaded machine took up to 18 ms, longer than the
+    // children's waits, and a parent spawned as the worker was going to
+    // sleep can wait as long, which no rule tells why.
     let waits = explained_waits(&screen);
     assert!(
         waits
             .iter()
-            .any(|&(rank, w, cause)| rank <= 3 && w == 0 && cause == "behind a long task"),
+            .any(|&(_, w, cause)| w == 0 && cause == "behind a long task"),
         "{screen}"
     );
     // Each wait names its spawn site: the children's `handle.spawn` and
