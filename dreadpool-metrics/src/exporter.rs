@@ -763,16 +763,22 @@ fn read_loop(shared: &Shared, conn: Conn, replies: &SyncSender<Frame>, alive: &A
                     }
                     continue;
                 }
-                let reply = answer(shared, &line);
-                // A reply to a client whose buffer is full is dropped like a
-                // frame: it is not reading.
-                if replies.try_send(reply).is_err() && !alive.load(Ordering::SeqCst) {
+                // Waits for room, as a recording does: frames are dropped for
+                // a client that falls behind, but a reply was asked for, and
+                // a client that reads gets it even when its writer thread
+                // lost the CPU while the ticker filled its buffer (a dropped
+                // reply left a test waiting for an answer on a loaded
+                // machine). The wait is bounded: a client that does not read
+                // makes its writer's write time out, and the writer's end
+                // fails this send.
+                if replies.send(answer(shared, &line)).is_err() {
                     break;
                 }
             }
             Ok(Line::TooLong) => {
                 shared.stats.bad_requests.fetch_add(1, Ordering::Relaxed);
-                let _ = replies.try_send(error_line("request line too long; closing"));
+                // The error before the end of the stream, waited for as above.
+                let _ = replies.send(error_line("request line too long; closing"));
                 break;
             }
             Ok(Line::Eof) | Err(_) => break,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 fn named_pool(name: &str, threads: usize) -> ThreadPool {
     ThreadPoolBuilder::new()
@@ -247,6 +247,43 @@ fn a_client_that_never_reads_is_dropped_and_blocks_nobody() {
                 .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
         "{end:?}"
     );
+}
+
+#[test]
+fn every_request_is_answered_even_when_the_clients_buffer_is_full() {
+    // One frame of buffer and a frame every millisecond: the buffer is
+    // often full when a request's answer is ready. Frames may be dropped
+    // for the client then; answers may not.
+    let pool = named_pool("answers", 1);
+    let exporter = Exporter::builder()
+        .pool(&pool)
+        .interval(Duration::from_millis(1))
+        .client_buffer(1)
+        .bind(socket_path("answers").to_str().unwrap())
+        .unwrap();
+    let mut raw = Raw::connect(&exporter);
+    assert_eq!(raw.next().unwrap()["type"], "hello");
+    const PINGS: usize = 500;
+    for _ in 0..PINGS {
+        raw.send(b"{\"request\":\"ping\"}\n");
+    }
+    // Frames keep coming, so a lost answer shows as the deadline passing
+    // (answers were dropped when the buffer was full: this test then waited
+    // for ever), not as a read that times out.
+    let deadline = Instant::now() + HANG;
+    let mut pongs = 0;
+    while pongs < PINGS {
+        assert!(
+            Instant::now() < deadline,
+            "{pongs} of {PINGS} pings answered"
+        );
+        let m = raw.next().expect("the stream stays open");
+        match m["type"].as_str() {
+            Some("pong") => pongs += 1,
+            Some("snapshots") => {}
+            _ => panic!("unexpected {m}"),
+        }
+    }
 }
 
 #[test]
