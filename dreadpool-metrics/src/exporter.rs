@@ -6,7 +6,8 @@
 //! (drains its queue into the socket, with a write timeout) and a reader
 //! (answers requests). So the pools are only ever read, never waited on, and
 //! a slow client loses frames (then, past the write timeout, its connection)
-//! without slowing anyone else.
+//! without slowing anyone else. Answers to its requests are never dropped:
+//! its reader waits for room in its queue, which only its own writer drains.
 //!
 //! The Unix socket file, owner-only and never put in place of anything but
 //! a stale socket of ours, is [`unix_socket`]'s business.
@@ -119,7 +120,8 @@ impl ExporterBuilder {
 
     /// Frames buffered per client (default [`DEFAULT_CLIENT_BUFFER`], at
     /// least 1). When a client's buffer is full, new frames are dropped for
-    /// that client (it sees a gap in `seq`).
+    /// that client (it sees a gap in `seq`); answers to its requests wait
+    /// for room instead.
     pub fn client_buffer(mut self, frames: usize) -> Self {
         self.client_buffer = frames.max(1);
         self
