@@ -596,17 +596,21 @@ fn the_waits_view_explains_the_demos_waits_live() {
     assert!(screen.contains("by cause"), "{screen}");
     assert!(screen.contains("w Esc close waits"), "{screen}");
     // Live: the panel follows the recorder's window (the task count of a
-    // later window differs from this one's, or the worst wait does).
-    let first_title = screen
-        .lines()
-        .find(|l| l.contains("Waits demo"))
-        .unwrap_or_default()
-        .to_owned();
+    // later window differs from this one's, or the worst wait does: with
+    // the rings full and a steady load, the count alone stayed the same for
+    // a minute).
+    let title_and_worst = |s: &str| {
+        let mut lines = s.lines().skip_while(|l| !l.contains("Waits demo"));
+        let title = lines.next().unwrap_or_default().to_owned();
+        let worst = lines.nth(1).unwrap_or_default().to_owned();
+        (title, worst)
+    };
+    let first = title_and_worst(&screen);
     tmux.wait_for("a newer window explained", |s| {
-        s.lines()
-            .find(|l| l.contains("Waits demo longest of"))
-            .is_some_and(|l| l != first_title)
+        s.contains("Waits demo longest of")
+            && s.contains("by cause")
             && !explained_waits(s).is_empty()
+            && title_and_worst(s) != first
     });
 
     // Esc closes the view first, then the dashboard is back.
