@@ -78,6 +78,22 @@ fn assert_well_formed(recording: &Recording) {
     }
 }
 
+/// `pool`'s recording once `done` holds of it, or the last one taken when
+/// a minute has passed, for the caller's assertions to report. A worker
+/// records some events a moment after `join()` returns (it falls asleep
+/// later, and a run's end is its next event): tests poll for them, with a
+/// deadline, not a sleep.
+fn recording_once(pool: &ThreadPool, done: impl Fn(&Recording) -> bool) -> Recording {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let recording = pool.recording();
+        if done(&recording) || std::time::Instant::now() > deadline {
+            return recording;
+        }
+        std::thread::yield_now();
+    }
+}
+
 #[test]
 fn the_default_level_records_the_scheduler_but_no_tasks() {
     let pool = pool(2, RecordLevel::Scheduler);
@@ -87,19 +103,12 @@ fn the_default_level_records_the_scheduler_but_no_tasks() {
     }
     pool.join();
     // join() returns once the tasks are done; the workers fall asleep a
-    // moment later: poll for it (a deadline, not a sleep, orders the test).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let recording = loop {
-        let recording = pool.recording();
-        let asleep = recording
-            .events()
+    // moment later.
+    let recording = recording_once(&pool, |r| {
+        r.events()
             .iter()
-            .any(|e| e.kind == EventKind::State(WorkerActivity::Sleeping));
-        if asleep || std::time::Instant::now() > deadline {
-            break recording;
-        }
-        std::thread::yield_now();
-    };
+            .any(|e| e.kind == EventKind::State(WorkerActivity::Sleeping))
+    });
     assert_eq!(recording.level(), RecordLevel::Scheduler);
     assert_eq!(recording.worker_names(), ["rec-0", "rec-1"]);
     let kinds = kinds(&recording);
@@ -138,22 +147,17 @@ fn off_records_nothing_and_levels_switch_at_run_time() {
     pool.join();
     // A run's end is the worker's next event (`recording::merge`), which
     // `join()` does not wait for: the worker that ran the last task may not
-    // have recorded it yet (under load, 49 of 50 were whole). So the
-    // recording is taken again until every life is whole, or the deadline.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let (at_tasks, complete) = loop {
-        let recording = pool.recording();
-        let complete = timelines(&recording)
+    // have recorded it yet (under load, 49 of 50 were whole).
+    let whole = |r: &Recording| {
+        timelines(r)
             .values()
             .filter(|t| t.spawn.is_some() && t.begin.is_some() && t.end.is_some())
-            .count();
-        if complete == 50 || std::time::Instant::now() > deadline {
-            break (recording, complete);
-        }
-        std::thread::yield_now();
+            .count()
     };
+    let at_tasks = recording_once(&pool, |r| whole(r) == 50);
     assert_eq!(
-        complete, 50,
+        whole(&at_tasks),
+        50,
         "every task spawned at Tasks level has its whole life"
     );
     assert_well_formed(&at_tasks);
@@ -604,26 +608,18 @@ fn wakes_say_who_woke_the_worker() {
     // state a spawn must wake it (poll with a deadline, no sleep).
     pool.spawn(|| {});
     pool.join();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let last_state = pool
-            .recording()
-            .events()
-            .iter()
-            .rev()
-            .find_map(|e| match e.kind {
-                EventKind::State(state) => Some(state),
-                _ => None,
-            });
-        if last_state == Some(WorkerActivity::Sleeping) {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the worker never slept"
-        );
-        std::thread::yield_now();
-    }
+    let last_state = |r: &Recording| {
+        r.events().iter().rev().find_map(|e| match e.kind {
+            EventKind::State(state) => Some(state),
+            _ => None,
+        })
+    };
+    let recording = recording_once(&pool, |r| last_state(r) == Some(WorkerActivity::Sleeping));
+    assert_eq!(
+        last_state(&recording),
+        Some(WorkerActivity::Sleeping),
+        "the worker never slept"
+    );
     let (tx, rx) = mpsc::channel();
     // A spawn into the idle pool wakes the worker (or hands it the task).
     pool.spawn(move || tx.send(()).unwrap());

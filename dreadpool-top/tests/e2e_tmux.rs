@@ -596,9 +596,8 @@ fn the_waits_view_explains_the_demos_waits_live() {
     assert!(screen.contains("by cause"), "{screen}");
     assert!(screen.contains("w Esc close waits"), "{screen}");
     // Live: the panel follows the recorder's window (the task count of a
-    // later window differs from this one's, or the worst wait does: with
-    // the rings full and a steady load, the count alone stayed the same for
-    // a minute).
+    // later window differs from this one's, or the worst wait does: on a
+    // loaded machine the count alone once stayed the same for a minute).
     let title_and_worst = |s: &str| {
         let mut lines = s.lines().skip_while(|l| !l.contains("Waits demo"));
         let title = lines.next().unwrap_or_default().to_owned();
